@@ -1,0 +1,146 @@
+"""Policy-value network (the seed's architecture) and safe checkpoint I/O.
+
+``PolicyValueNet``: 144 -> 512 -> 1024 -> 512 -> 128, each Linear followed by LayerNorm and
+ReLU; a policy head (12 logits) and a value head (tanh). Checkpoints are bare
+``state_dict`` files (a checkpoint of the original project loads too), written atomically
+and read with ``weights_only=True``.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+DEFAULT_CHECKPOINT = "rubik_policy_value.pt"
+PRETRAINED_CHECKPOINT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pretrained", "rubik_policy_value.pt")
+HIDDEN_SIZES = (512, 1024, 512, 128)
+
+
+class CheckpointError(Exception):
+    """A checkpoint is missing, unreadable, or does not fit the network. The message is one sentence."""
+
+
+class PolicyValueNet(nn.Module):
+    def __init__(self, obs_dim: int = 144, act_dim: int = 12):
+        super().__init__()
+        layers: list[nn.Module] = []
+        width = obs_dim
+        for hidden in HIDDEN_SIZES:
+            layers += [nn.Linear(width, hidden), nn.LayerNorm(hidden), nn.ReLU()]
+            width = hidden
+        self.body = nn.Sequential(*layers)
+        self.policy_head = nn.Linear(width, act_dim)
+        self.value_head = nn.Linear(width, 1)
+        self._init_weights()
+
+    def _init_weights(self) -> None:
+        # As the seed: Kaiming-normal (ReLU) weights and zero biases for every Linear.
+        for m in self.modules():
+            if isinstance(m, nn.Linear):
+                nn.init.kaiming_normal_(m.weight, nonlinearity="relu")
+                nn.init.zeros_(m.bias)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """``x (B, 144)`` -> policy logits ``(B, 12)`` and value ``(B, 1)`` in [-1, 1]."""
+        h = self.body(x)
+        return self.policy_head(h), torch.tanh(self.value_head(h))
+
+    @torch.no_grad()
+    def predict(self, x) -> tuple[torch.Tensor, torch.Tensor]:
+        """Softmax policy and value for one state ``(144,)`` or a batch ``(B, 144)``.
+
+        One state gives ``(12,)`` and ``(1,)``; a batch gives ``(B, 12)`` and ``(B, 1)``
+        (the seed's ``squeeze(0)`` behaviour). Accepts tensors or numpy arrays.
+        """
+        device = next(self.parameters()).device
+        x = torch.as_tensor(np.asarray(x, dtype=np.float32) if not torch.is_tensor(x) else x, device=device).float()
+        single = x.dim() == 1
+        if single:
+            x = x.unsqueeze(0)
+        logits, value = self.forward(x)
+        policy = F.softmax(logits, dim=-1)
+        if single:
+            return policy.squeeze(0), value.squeeze(0)
+        return policy, value
+
+
+def resolve_device(name: str = "auto") -> torch.device:
+    """``auto`` -> CUDA when available, else CPU; ``cpu``/``cuda`` as asked."""
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name.startswith("cuda") and not torch.cuda.is_available():
+        raise CheckpointError(f"--device {name} was asked for but CUDA is not available on this machine; use --device cpu.")
+    return torch.device(name)
+
+
+def atomic_write(path: str, write_fn, mode: str = "wb") -> None:
+    """Write through ``write_fn(file)`` to a temp file beside ``path``, then ``os.replace``.
+
+    A crash at any point leaves either the old file or the new one, never half of one.
+    """
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=os.path.basename(path))
+    try:
+        with os.fdopen(fd, mode) as f:
+            write_fn(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def save_checkpoint(model: nn.Module, path: str = DEFAULT_CHECKPOINT) -> None:
+    """Save the bare ``state_dict`` atomically (tensors moved to CPU, so any machine loads it)."""
+    state = {k: v.detach().cpu() for k, v in model.state_dict().items()}
+    atomic_write(path, lambda f: torch.save(state, f))
+
+
+def load_state_dict(path: str) -> dict:
+    """Read a checkpoint safely (``weights_only=True``, CPU ``map_location``) or raise CheckpointError."""
+    if not os.path.isfile(path):
+        raise CheckpointError(f"checkpoint '{path}' does not exist.")
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # pickle errors, truncated zip, ... all mean "not a checkpoint"
+        raise CheckpointError(f"checkpoint '{path}' is corrupt or not a PyTorch state_dict ({type(exc).__name__}).") from None
+    if isinstance(state, dict) and "model" in state and isinstance(state["model"], dict):
+        state = state["model"]
+    if not isinstance(state, dict):
+        raise CheckpointError(f"checkpoint '{path}' does not hold a state_dict.")
+    return state
+
+
+def load_model(path: str, device: torch.device | str = "cpu") -> PolicyValueNet:
+    """A ``PolicyValueNet`` with the weights of ``path``, in eval mode, on ``device``."""
+    state = load_state_dict(path)
+    model = PolicyValueNet()
+    try:
+        model.load_state_dict(state)
+    except (RuntimeError, KeyError) as exc:
+        raise CheckpointError(f"checkpoint '{path}' does not fit PolicyValueNet (wrong keys or shapes).") from None
+    return model.to(device).eval()
+
+
+def find_checkpoint(explicit: str | None = None) -> str:
+    """The model file scripts use: ``explicit`` if given, else ``./rubik_policy_value.pt``,
+    else the shipped ``pretrained/rubik_policy_value.pt``. Raises CheckpointError if none exists."""
+    if explicit:
+        if not os.path.isfile(explicit):
+            raise CheckpointError(f"checkpoint '{explicit}' does not exist.")
+        return explicit
+    for candidate in (DEFAULT_CHECKPOINT, PRETRAINED_CHECKPOINT):
+        if os.path.isfile(candidate):
+            return candidate
+    raise CheckpointError(
+        f"no model found: neither ./{DEFAULT_CHECKPOINT} nor {os.path.relpath(PRETRAINED_CHECKPOINT)} exists; "
+        "train one with 'python main.py' or pass --checkpoint PATH."
+    )

@@ -1,0 +1,93 @@
+"""A plain, one-tree-at-a-time MCTS written like the seed (node objects, one evaluation per
+simulation). It documents the semantics and is the oracle the batched engine is tested
+against; ``bench/bench_mcts.py`` also times it."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from Rubik2x2Env import NUM_ACTIONS, apply_move_idx, is_solved, legal_action_mask
+
+
+class MCTSNode:
+    def __init__(self, cube, action_mask, parent=None, prior=0.0, last_action=None, repeat_count=0):
+        self.cube = cube
+        self.action_mask = action_mask
+        self.parent = parent
+        self.prior = prior
+        self.children: dict[int, MCTSNode] = {}
+        self.N = 0
+        self.W = 0.0
+        self.Q = 0.0
+        self.last_action = last_action
+        self.repeat_count = repeat_count
+
+    def is_expanded(self) -> bool:
+        return len(self.children) > 0
+
+
+class ReferenceMCTS:
+    """``evaluate(cube (24,)) -> (priors (12,), value)``: one state per call."""
+
+    def __init__(self, evaluate, c_puct=1.3, num_simulations=200):
+        self.evaluate = evaluate
+        self.c_puct = c_puct
+        self.num_simulations = num_simulations
+
+    def run(self, root_cube, root_action_mask=None, last_action=None, repeat_count=0):
+        mask = np.ones(NUM_ACTIONS, bool) if root_action_mask is None else np.asarray(root_action_mask, bool)
+        root = MCTSNode(np.asarray(root_cube).reshape(24).astype(np.int8), mask, last_action=last_action, repeat_count=repeat_count)
+        for _ in range(self.num_simulations):
+            leaf, path = self._select(root)
+            value = self._expand_and_evaluate(leaf)
+            self._backup(path, value, leaf)
+        counts = np.zeros(NUM_ACTIONS, dtype=np.float32)
+        for a, child in root.children.items():
+            counts[a] = child.N
+        return counts
+
+    def _select(self, node):
+        path = []
+        while node.is_expanded():
+            total_n = sum(child.N for child in node.children.values())
+            best, best_score = None, -math.inf
+            for a in range(NUM_ACTIONS):  # ascending, strict '>': ties go to the lowest action
+                if a not in node.children:
+                    continue
+                child = node.children[a]
+                q = child.W / child.N if child.N > 0 else 0.0
+                u = self.c_puct * child.prior * np.sqrt(total_n + 1e-8) / (1 + child.N)
+                score = q + u
+                if score > best_score:
+                    best, best_score = a, score
+            path.append((node, best))
+            node = node.children[best]
+        return node, path
+
+    def _expand_and_evaluate(self, leaf):
+        if is_solved(leaf.cube):
+            return 1.0
+        priors, value = self.evaluate(leaf.cube)
+        for a in range(NUM_ACTIONS):
+            if not leaf.action_mask[a]:
+                continue
+            if leaf.last_action is not None and leaf.last_action // 2 == a // 2:
+                count = leaf.repeat_count + 1
+            else:
+                count = 1
+            child_mask = legal_action_mask(a, count)
+            leaf.children[a] = MCTSNode(apply_move_idx(leaf.cube, a), child_mask, leaf, float(priors[a]), a, count)
+        return float(value)
+
+    def _backup(self, path, value, leaf):
+        for node, a in path:
+            child = node.children[a]
+            child.N += 1
+            child.W += value
+            child.Q = child.W / child.N
+        # The seed also updates the leaf node itself (for a non-root leaf: its edge again).
+        leaf.N += 1
+        leaf.W += value
+        leaf.Q = leaf.W / leaf.N
