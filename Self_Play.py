@@ -1,0 +1,183 @@
+"""Self-play: episodes of MCTS-guided play, all episodes of a call advanced together.
+
+Each episode (as in the seed): start from a scrambled cube; for up to ``max_episode_steps``
+moves run MCTS from the current cube, record ``(observation, pi = visits / sum)`` (uniform
+when the sum is 0), pick a move (``"greedy"``: argmax; ``"sample"``: ``p ∝ N^(1/T)``) and
+play it; stop when solved. Every state of an episode gets the same target value: solved in
+n moves -> ``max(0.4, 1 - 0.03 n)``, unsolved -> -1.
+
+The episodes of one call share one batched search per move (``MCTS.run_batch``) and one
+evaluation cache (the weights do not change during a call), which is where the speed comes
+from: consecutive moves of an episode revisit most of the previous tree's states.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+from tqdm.auto import tqdm
+
+from Action_MCTS import pick_actions_batch
+from MCTS_Core import MCTS
+from Rubik2x2Env import (
+    NO_ACTION,
+    NUM_ACTIONS,
+    NUM_STICKERS,
+    batch_apply_moves,
+    batch_is_solved,
+    batch_onehot,
+    batch_scramble,
+    legal_action_mask,
+    next_face_count,
+)
+
+
+def solved_value(moves: int) -> float:
+    """Target value of every state of an episode solved in ``moves`` moves (seed formula)."""
+    return max(0.4, 1.0 - 0.03 * moves)
+
+
+UNSOLVED_VALUE = -1.0
+
+
+@dataclass
+class EpisodeResults:
+    """What a batch of episodes produced. Per-episode arrays have length E."""
+
+    start_cubes: np.ndarray  # [E, 24] int8
+    actions: list[list[int]]  # moves played, per episode
+    solved: np.ndarray  # [E] bool
+    states: list[np.ndarray] = field(default_factory=list)  # per episode: [n_e, 24] int8 cubes searched
+    policies: list[np.ndarray] = field(default_factory=list)  # per episode: [n_e, 12] float32 pi targets
+    simulations: int = 0  # MCTS simulations run in total (every move's search counted)
+    seconds: float = 0.0
+    network_states: int = 0  # states the network evaluated (after the cache)
+
+    @property
+    def lengths(self) -> np.ndarray:
+        return np.array([len(a) for a in self.actions])
+
+    @property
+    def solve_rate(self) -> float:
+        return float(self.solved.mean()) if len(self.solved) else 0.0
+
+    def values(self) -> np.ndarray:
+        """``[E]`` target value z of each episode."""
+        return np.array([solved_value(len(a)) if s else UNSOLVED_VALUE for a, s in zip(self.actions, self.solved)])
+
+    def dataset(self) -> list[tuple[np.ndarray, np.ndarray, float]]:
+        """The seed's dataset: ``(observation (144,), pi (12,), z)`` for every searched state,
+        episode by episode."""
+        data = []
+        for cubes, pis, z in zip(self.states, self.policies, self.values()):
+            for obs, pi in zip(batch_onehot(cubes), pis):
+                data.append((obs, pi, float(z)))
+        return data
+
+
+def visits_to_policy(visits: np.ndarray) -> np.ndarray:
+    """``pi = N / sum(N)`` per row, uniform where a row has no visits."""
+    total = visits.sum(axis=1, keepdims=True)
+    uniform = np.full_like(visits, 1.0 / visits.shape[1])
+    return np.where(total > 0, visits / np.where(total > 0, total, 1.0), uniform).astype(np.float32)
+
+
+def play_episodes(
+    model: torch.nn.Module | None,
+    start_cubes: np.ndarray,
+    max_episode_steps: int,
+    num_simulations: int,
+    select_mode: str = "greedy",
+    temperature: float = 1.0,
+    rng: np.random.Generator | None = None,
+    device=None,
+    c_puct: float = 1.3,
+    use_cache: bool = True,
+    progress: bool = False,
+    desc: str = "self-play",
+    mcts: MCTS | None = None,
+) -> EpisodeResults:
+    """Play one episode from each of ``start_cubes`` ``(E, 24)``, all in lockstep.
+
+    The move mask follows the env's rules (no inverse of the last move; no third turn of a
+    face). A cube that is already solved at the start counts as solved in 0 moves.
+    ``mcts`` may be given to reuse a search object (and its cache) across calls with the
+    same weights; otherwise one is made here.
+    """
+    rng = np.random.default_rng() if rng is None else rng
+    cubes = np.asarray(start_cubes).reshape(-1, NUM_STICKERS).astype(np.int8)
+    n_episodes = len(cubes)
+    if mcts is None:
+        mcts = MCTS(model, c_puct=c_puct, num_simulations=num_simulations, device=device, use_cache=use_cache)
+    results = EpisodeResults(start_cubes=cubes.copy(), actions=[[] for _ in range(n_episodes)], solved=batch_is_solved(cubes))
+    states: list[list[np.ndarray]] = [[] for _ in range(n_episodes)]
+    policies: list[list[np.ndarray]] = [[] for _ in range(n_episodes)]
+    last = np.full(n_episodes, NO_ACTION, dtype=np.intp)
+    count = np.zeros(n_episodes, dtype=np.intp)
+    start = time.perf_counter()
+    net_before = getattr(mcts.evaluator, "network_states", 0)
+    bar = tqdm(range(max_episode_steps), desc=desc, unit="move", leave=False, disable=not progress)
+    for _ in bar:
+        active = np.flatnonzero(~results.solved)
+        if len(active) == 0:
+            break
+        bar.set_postfix(active=len(active))
+        masks = legal_action_mask(last[active], count[active])
+        visits = mcts.run_batch(cubes[active], masks, last[active], count[active])
+        results.simulations += len(active) * mcts.num_simulations
+        pis = visits_to_policy(visits)
+        actions = pick_actions_batch(visits, select_mode, temperature, rng)
+        for j, e in enumerate(active.tolist()):
+            states[e].append(cubes[e].copy())
+            policies[e].append(pis[j])
+            results.actions[e].append(int(actions[j]))
+        cubes[active] = batch_apply_moves(cubes[active], actions)
+        count[active] = next_face_count(last[active], count[active], actions)
+        last[active] = actions
+        results.solved[active] = batch_is_solved(cubes[active])
+    bar.close()
+    results.states = [np.array(s, dtype=np.int8).reshape(-1, NUM_STICKERS) for s in states]
+    results.policies = [np.array(p, dtype=np.float32).reshape(-1, NUM_ACTIONS) for p in policies]
+    results.seconds = time.perf_counter() - start
+    results.network_states = getattr(mcts.evaluator, "network_states", 0) - net_before
+    return results
+
+
+def generate_self_play_data(
+    model: torch.nn.Module,
+    num_episodes: int,
+    max_episode_steps: int,
+    num_simulations: int,
+    scramble_len: int,
+    select_mode: str = "sample",
+    temperature: float = 1.0,
+    device=None,
+    rng: np.random.Generator | None = None,
+    c_puct: float = 1.3,
+    use_cache: bool = True,
+    progress: bool = False,
+    return_results: bool = False,
+):
+    """The seed's entry point: ``(dataset, solve_rate)`` for ``num_episodes`` episodes from
+    random scrambles of ``scramble_len`` moves (drawn from ``rng``).
+
+    With ``return_results=True`` the ``EpisodeResults`` (timings, moves, ...) come third.
+    """
+    rng = np.random.default_rng() if rng is None else rng
+    was_training = model.training
+    model.eval()
+    try:
+        start_cubes, _ = batch_scramble(rng, num_episodes, scramble_len)
+        results = play_episodes(
+            model, start_cubes, max_episode_steps, num_simulations, select_mode, temperature,
+            rng=rng, device=device, c_puct=c_puct, use_cache=use_cache, progress=progress,
+        )
+    finally:
+        model.train(was_training)
+    dataset = results.dataset()
+    if return_results:
+        return dataset, results.solve_rate, results
+    return dataset, results.solve_rate

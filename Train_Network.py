@@ -1,0 +1,64 @@
+"""The AlphaZero loss and the training pass over self-play data (seed recipe)."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from tqdm.auto import tqdm
+
+VALUE_WEIGHT = 1.0
+POLICY_WEIGHT = 1.2
+
+
+def alphazero_loss(policy_logits, value_pred, target_pi, target_v):
+    """``1.0 * MSE(v, z) + 1.2 * CE(pi, softmax(logits))``; returns (loss, policy_loss, value_loss)."""
+    value_pred = value_pred.squeeze(-1)
+    value_loss = F.mse_loss(value_pred, target_v)
+    log_prob = F.log_softmax(policy_logits, dim=-1)
+    policy_loss = -(target_pi * log_prob).sum(dim=-1).mean()
+    loss = VALUE_WEIGHT * value_loss + POLICY_WEIGHT * policy_loss
+    return loss, policy_loss, value_loss
+
+
+def dataset_to_tensors(dataset) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """A list of ``(state (144,), pi (12,), z)`` -> three float32 tensors."""
+    states = torch.from_numpy(np.stack([np.asarray(s, dtype=np.float32) for s, _, _ in dataset]))
+    pis = torch.from_numpy(np.stack([np.asarray(p, dtype=np.float32) for _, p, _ in dataset]))
+    zs = torch.tensor([float(z) for _, _, z in dataset], dtype=torch.float32)
+    return states, pis, zs
+
+
+def train_on_selfplay_data(model, dataset, batch_size: int = 256, epochs: int = 10, lr: float = 2e-4, device=None, seed: int | None = None, progress: bool = False, verbose: bool = False):
+    """Train ``model`` on ``dataset`` for ``epochs`` shuffled passes of ``batch_size``.
+
+    As the seed, a new Adam optimizer is made on every call. Returns ``(model, loss,
+    policy_loss, value_loss)``: the means over the last epoch. ``seed`` fixes the shuffling.
+    """
+    if len(dataset) == 0:
+        raise ValueError("cannot train on an empty dataset")
+    device = torch.device(device) if device is not None else next(model.parameters()).device
+    states, pis, zs = (t.to(device) for t in dataset_to_tensors(dataset))
+    optimizer = torch.optim.Adam(model.parameters(), lr=lr)
+    generator = torch.Generator().manual_seed(seed) if seed is not None else None
+    model.train()
+    n = len(states)
+    bar = tqdm(total=epochs * ((n + batch_size - 1) // batch_size), desc="train", unit="batch", leave=False, disable=not progress)
+    for epoch in range(epochs):
+        order = torch.randperm(n, generator=generator).to(device)
+        sums = torch.zeros(3, device=device)
+        for start in range(0, n, batch_size):
+            idx = order[start : start + batch_size]
+            logits, value = model(states[idx])
+            loss, policy_loss, value_loss = alphazero_loss(logits, value, pis[idx], zs[idx])
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            optimizer.step()
+            sums += torch.stack([loss.detach(), policy_loss.detach(), value_loss.detach()]) * len(idx)
+            bar.update(1)
+        means = (sums / n).tolist()
+        if verbose:
+            print(f"  epoch {epoch + 1}/{epochs}: loss {means[0]:.4f} (policy {means[1]:.4f}, value {means[2]:.4f})")
+    bar.close()
+    model.eval()
+    return model, means[0], means[1], means[2]

@@ -1,0 +1,52 @@
+"""Shared bits of the benchmarks: import paths, a seeded random-weight net, timing helpers."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+os.environ.setdefault("GOMP_SPINCOUNT", "10000000")  # as the training scripts
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path[:0] = [ROOT, os.path.join(ROOT, "tests")]
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+from MCTS_Core import NetworkEvaluator  # noqa: E402
+from Policy_Value_Net import PolicyValueNet  # noqa: E402
+from Rubik2x2Env import batch_onehot  # noqa: E402
+
+
+def random_net(seed: int = 0) -> PolicyValueNet:
+    torch.manual_seed(seed)
+    return PolicyValueNet().eval()
+
+
+def one_state_evaluator(model):
+    """Batch-1 network calls, no cache: how the original search evaluates leaves."""
+    evaluator = NetworkEvaluator(model, use_cache=False)
+
+    def evaluate(cube):
+        priors, values = evaluator(np.asarray(cube).reshape(1, 24))
+        return priors[0], values[0]
+
+    return evaluate
+
+
+@torch.no_grad()
+def network_rate(model, cubes: np.ndarray, seconds: float = 1.0) -> float:
+    """Raw forward passes (one-hot included) per second at batch ``len(cubes)``."""
+    x = torch.from_numpy(batch_onehot(cubes))
+    model(x)
+    n, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        model(torch.from_numpy(batch_onehot(cubes)))
+        n += len(cubes)
+    return n / (time.perf_counter() - start)
+
+
+def timed(fn):
+    start = time.perf_counter()
+    out = fn()
+    return out, time.perf_counter() - start

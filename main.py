@@ -1,0 +1,337 @@
+"""AlphaZero-style curriculum training of the 2x2 cube solver (the seed's recipe).
+
+Every iteration: self-play ``--episodes-per-iter`` episodes with MCTS at the current
+scramble length, add them to the replay buffer, train on a sample of it (once it holds
+``8 * batch size`` states), save the checkpoint, log, and let the curriculum raise the
+scramble length. At the end, evaluate the solve rate by scramble length.
+
+Stop at any time (Ctrl-C or SIGTERM): the last completed iteration is on disk and running
+the same command again continues from the next one. ``--fresh`` starts over.
+"""
+
+from __future__ import annotations
+
+import os
+
+# OpenMP threads otherwise fall asleep during the numpy work between two network calls.
+os.environ.setdefault("GOMP_SPINCOUNT", "10000000")
+
+import argparse  # noqa: E402
+import contextlib  # noqa: E402
+import json  # noqa: E402
+import shutil  # noqa: E402
+import signal  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from dataclasses import dataclass, field  # noqa: E402
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+from Plot_Scatter import MetricsLogger  # noqa: E402
+from Policy_Value_Net import CheckpointError, PolicyValueNet, atomic_write, load_state_dict, resolve_device, save_checkpoint  # noqa: E402
+from Rubik2x2Env import NUM_ACTIONS, NUM_STICKERS, batch_onehot  # noqa: E402
+from Self_Play import generate_self_play_data  # noqa: E402
+from Train_Network import train_on_selfplay_data  # noqa: E402
+
+STATE_VERSION = 1
+
+
+# --------------------------------------------------------------------------- recipe pieces
+def simulations_for(scramble_len: int, sims: tuple[int, int, int] = (300, 600, 800)) -> int:
+    """MCTS simulations per move: ``sims[0]`` up to length 3, ``sims[1]`` up to 7, else ``sims[2]``."""
+    return sims[0] if scramble_len <= 3 else sims[1] if scramble_len <= 7 else sims[2]
+
+
+def temperature_for(scramble_len: int, temps: tuple[float, float, float, float] = (1.0, 0.7, 0.4, 0.2)) -> float:
+    """Sampling temperature: ``temps`` for lengths up to 5, up to 9, up to 11, and longer."""
+    return temps[0] if scramble_len <= 5 else temps[1] if scramble_len <= 9 else temps[2] if scramble_len <= 11 else temps[3]
+
+
+@dataclass
+class Curriculum:
+    """The seed's curriculum over scramble length.
+
+    The solve rate of every trained iteration enters a window of the last ``window``
+    values; once the window is full and its mean exceeds ``threshold`` the length grows by
+    2 while it is at most 9, by 1 while it is at most 15, and the window is cleared.
+    """
+
+    scramble_len: int = 3
+    window: int = 8
+    threshold: float = 0.9
+    recent: list[float] = field(default_factory=list)
+
+    def record(self, solve_rate: float) -> bool:
+        """Add one trained iteration's solve rate; True if the scramble length changed."""
+        self.recent = (self.recent + [float(solve_rate)])[-self.window :]
+        if len(self.recent) < self.window or float(np.mean(self.recent)) <= self.threshold:
+            return False
+        old = self.scramble_len
+        if self.scramble_len <= 9:
+            self.scramble_len += 2
+        elif self.scramble_len <= 15:
+            self.scramble_len += 1
+        self.recent = []
+        return self.scramble_len != old
+
+
+class ReplayBuffer:
+    """The last ``capacity`` self-play states, stored compactly (cubes as int8, not one-hot)."""
+
+    def __init__(self, capacity: int):
+        self.capacity = capacity
+        self.cubes = np.zeros((0, NUM_STICKERS), dtype=np.int8)
+        self.pis = np.zeros((0, NUM_ACTIONS), dtype=np.float32)
+        self.zs = np.zeros((0,), dtype=np.float32)
+
+    def __len__(self) -> int:
+        return len(self.zs)
+
+    def extend(self, cubes: np.ndarray, pis: np.ndarray, zs: np.ndarray) -> None:
+        self.cubes = np.concatenate([self.cubes, cubes])[-self.capacity :]
+        self.pis = np.concatenate([self.pis, pis])[-self.capacity :]
+        self.zs = np.concatenate([self.zs, zs.astype(np.float32)])[-self.capacity :]
+
+    def sample(self, rng: np.random.Generator, size: int) -> list[tuple[np.ndarray, np.ndarray, float]]:
+        """``size`` distinct states, as the seed's ``(observation, pi, z)`` tuples."""
+        idx = rng.choice(len(self), size=min(size, len(self)), replace=False)
+        return list(zip(batch_onehot(self.cubes[idx]), self.pis[idx], self.zs[idx].tolist()))
+
+    def state(self) -> dict:
+        return {"cubes": torch.from_numpy(self.cubes.copy()), "pis": torch.from_numpy(self.pis.copy()), "zs": torch.from_numpy(self.zs.copy())}
+
+    def load(self, state: dict) -> None:
+        self.cubes, self.pis, self.zs = state["cubes"].numpy(), state["pis"].numpy(), state["zs"].numpy()
+
+
+# --------------------------------------------------------------------------- interruption
+class Interrupted(Exception):
+    pass
+
+
+class InterruptGuard:
+    """SIGINT/SIGTERM stop training with ``Interrupted``, but never in the middle of a save:
+    inside ``deferred()`` the signal is held and raised when the block ends."""
+
+    def __init__(self):
+        self._deferring = False
+        self._pending: int | None = None
+
+    def install(self) -> None:
+        signal.signal(signal.SIGINT, self._handle)
+        signal.signal(signal.SIGTERM, self._handle)
+
+    def _handle(self, signum, frame):
+        if self._deferring:
+            self._pending = signum
+        else:
+            raise Interrupted(signal.Signals(signum).name)
+
+    @contextlib.contextmanager
+    def deferred(self):
+        self._deferring = True
+        try:
+            yield
+        finally:
+            self._deferring = False
+        if self._pending is not None:
+            signum, self._pending = self._pending, None
+            raise Interrupted(signal.Signals(signum).name)
+
+
+# --------------------------------------------------------------------------- arguments
+def parse_args(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    g = p.add_argument_group("recipe (defaults = the original project)")
+    g.add_argument("--num-iters", type=int, default=100, help="training iterations (NUM_ITERS)")
+    g.add_argument("--episodes-per-iter", type=int, default=80, help="self-play episodes per iteration (EPISODES_PER_ITER)")
+    g.add_argument("--epochs", type=int, default=10, help="passes over the training sample per iteration (EPOCHS)")
+    g.add_argument("--batch-size", type=int, default=256, help="mini-batch size (BATCH_SIZE)")
+    g.add_argument("--lr", type=float, default=2e-4, help="Adam learning rate (LR); a new Adam every iteration, as the seed")
+    g.add_argument("--solve-threshold", type=float, default=0.9, help="mean solve rate over the window needed to lengthen scrambles")
+    g.add_argument("--window", type=int, default=8, help="trained iterations in the curriculum's solve-rate window")
+    g.add_argument("--start-scramble-len", type=int, default=3, help="scramble length of the first iteration")
+    g.add_argument("--max-episode-steps", type=int, default=40, help="moves per self-play episode before it counts as unsolved")
+    g.add_argument("--buffer-size", type=int, default=100_000, help="replay buffer capacity in states (BUFFER_MAXLEN)")
+    g.add_argument("--min-buffer-batches", type=int, default=8, help="train only once the buffer holds this many batches (MIN_BUFFER_SIZE = BATCH_SIZE*8)")
+    g.add_argument("--sample-batches", type=int, default=16, help="states trained on per iteration, in batches (TRAIN_SAMPLE_SIZE = BATCH_SIZE*16)")
+    g.add_argument("--sims", type=int, nargs=3, default=[300, 600, 800], metavar=("LE3", "LE7", "LONGER"), help="MCTS simulations per move for scramble length <=3, <=7, longer")
+    g.add_argument("--temps", type=float, nargs=4, default=[1.0, 0.7, 0.4, 0.2], metavar=("LE5", "LE9", "LE11", "LONGER"), help="self-play temperature for length <=5, <=9, <=11, longer")
+    g.add_argument("--c-puct", type=float, default=1.3, help="PUCT exploration constant")
+    g.add_argument("--select-mode", choices=["sample", "greedy"], default="sample", help="how self-play picks moves from the visit counts")
+    g = p.add_argument_group("final evaluation (solve rate by scramble length)")
+    g.add_argument("--eval-min-len", type=int, default=1, help="shortest scramble evaluated")
+    g.add_argument("--eval-max-len", type=int, default=20, help="longest scramble evaluated")
+    g.add_argument("--eval-runs", type=int, default=100, help="episodes per scramble length")
+    g.add_argument("--eval-sims", type=int, default=1000, help="MCTS simulations per move in the evaluation")
+    g.add_argument("--eval-max-steps", type=int, default=40, help="moves allowed per evaluation episode")
+    g.add_argument("--skip-eval", action="store_true", help="do not run the evaluation at the end")
+    g = p.add_argument_group("run")
+    g.add_argument("--device", default="auto", help="auto (CUDA when available), cpu or cuda")
+    g.add_argument("--seed", type=int, default=0, help="seed of every random choice (scrambles, sampling, shuffling, init)")
+    g.add_argument("--checkpoint", default="rubik_policy_value.pt", help="model file (bare state_dict); the training state is saved beside it")
+    g.add_argument("--log-dir", default="training_logs", help="folder of metrics.json, charts and TensorBoard events")
+    g.add_argument("--fresh", action="store_true", help="start a new run from random weights even if a checkpoint or saved state exists")
+    g.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None, help="progress bars (default: when stderr is a terminal)")
+    args = p.parse_args(argv)
+    checks = [
+        (args.num_iters >= 1, "--num-iters must be at least 1"),
+        (args.episodes_per_iter >= 1, "--episodes-per-iter must be at least 1"),
+        (args.epochs >= 1 and args.batch_size >= 1, "--epochs and --batch-size must be at least 1"),
+        (args.lr > 0, "--lr must be positive"),
+        (args.window >= 1, "--window must be at least 1"),
+        (args.start_scramble_len >= 1, "--start-scramble-len must be at least 1"),
+        (args.max_episode_steps >= 1, "--max-episode-steps must be at least 1"),
+        (min(args.sims) >= 1 and args.eval_sims >= 1, "simulation counts must be at least 1"),
+        (min(args.temps) > 0, "temperatures must be positive"),
+        (1 <= args.eval_min_len <= args.eval_max_len, "--eval-min-len must be between 1 and --eval-max-len"),
+        (args.eval_runs >= 1 and args.eval_max_steps >= 1, "--eval-runs and --eval-max-steps must be at least 1"),
+    ]
+    for ok, message in checks:
+        if not ok:
+            p.error(message)
+    return args
+
+
+def state_path_for(checkpoint: str) -> str:
+    root, _ = os.path.splitext(checkpoint)
+    return root + ".train_state.pt"
+
+
+def archive_old_logs(log_dir: str) -> str | None:
+    """Move an older run's outputs aside so that a fresh run never mixes with them."""
+    names = [n for n in ("metrics.json", "training_metrics.png", "eval_scramble_result.json", "eval_bar_chart.png", "tensorboard") if os.path.exists(os.path.join(log_dir, n))]
+    if not names:
+        return None
+    dest = os.path.join(log_dir, "previous", time.strftime("%Y%m%d-%H%M%S"))
+    os.makedirs(dest, exist_ok=True)
+    for n in names:
+        shutil.move(os.path.join(log_dir, n), os.path.join(dest, n))
+    return dest
+
+
+# --------------------------------------------------------------------------- training
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    progress = sys.stderr.isatty() if args.progress is None else args.progress
+    try:
+        device = resolve_device(args.device)
+    except CheckpointError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    torch.manual_seed(args.seed)
+    rng = np.random.default_rng(args.seed)
+    model = PolicyValueNet().to(device)
+    curriculum = Curriculum(args.start_scramble_len, args.window, args.solve_threshold)
+    buffer = ReplayBuffer(args.buffer_size)
+    state_path = state_path_for(args.checkpoint)
+    first_iter, metrics = 1, None
+    try:
+        if not args.fresh and os.path.isfile(state_path):
+            state = torch.load(state_path, map_location="cpu", weights_only=True)
+            if state.get("version") != STATE_VERSION:
+                raise CheckpointError(f"training state '{state_path}' has an unknown format; use --fresh to start over.")
+            model.load_state_dict(state["model"])
+            curriculum = Curriculum(state["scramble_len"], args.window, args.solve_threshold, list(state["recent_solve_rates"]))
+            buffer.load(state["buffer"])
+            rng.bit_generator.state = json.loads(state["rng"])
+            first_iter, metrics = state["iteration"] + 1, state["metrics"]
+            print(f"Resuming from {state_path}: iteration {first_iter}, scramble length {curriculum.scramble_len}, buffer {len(buffer)} states.")
+        elif not args.fresh and os.path.isfile(args.checkpoint):
+            # As the seed: continue from the weights, but the curriculum starts over.
+            model.load_state_dict(load_state_dict(args.checkpoint))
+            print(f"Loaded weights from {args.checkpoint} (no training state beside it: curriculum starts at {curriculum.scramble_len}).")
+        else:
+            print(f"New model ({'--fresh' if args.fresh else 'no checkpoint at ' + args.checkpoint}).")
+    except CheckpointError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # a damaged state file: say so, never a traceback
+        print(f"error: training state '{state_path}' could not be read ({type(exc).__name__}); use --fresh to start over.", file=sys.stderr)
+        return 2
+
+    if metrics is None:
+        moved = archive_old_logs(args.log_dir)
+        if moved:
+            print(f"Moved the previous run's logs from {args.log_dir} to {moved}.")
+    logger = MetricsLogger(args.log_dir, purge_step=first_iter)
+    if metrics is not None:
+        logger.metrics = {k: list(v) for k, v in metrics.items()}
+    logger.log_hparams_text(vars(args))
+
+    guard = InterruptGuard()
+    guard.install()
+    min_buffer = args.batch_size * args.min_buffer_batches
+    sample_size = args.batch_size * args.sample_batches
+    start = time.perf_counter()
+    print(f"Training on {device} for iterations {first_iter}..{args.num_iters} (seed {args.seed}); checkpoint {args.checkpoint}, logs in {args.log_dir}/")
+    try:
+        for it in range(first_iter, args.num_iters + 1):
+            t0 = time.perf_counter()
+            length = curriculum.scramble_len
+            sims = simulations_for(length, tuple(args.sims))
+            temp = temperature_for(length, tuple(args.temps))
+            _, solve_rate, res = generate_self_play_data(
+                model, args.episodes_per_iter, args.max_episode_steps, sims, length, args.select_mode, temp,
+                device=device, rng=rng, c_puct=args.c_puct, progress=progress, return_results=True,
+            )
+            counts = [len(s) for s in res.states]
+            buffer.extend(np.concatenate(res.states), np.concatenate(res.policies), np.repeat(res.values(), counts))
+            sps = res.simulations / max(res.seconds, 1e-9)
+            trained = len(buffer) >= min_buffer
+            loss = ploss = vloss = None
+            if trained:
+                sample = buffer.sample(rng, sample_size)
+                _, loss, ploss, vloss = train_on_selfplay_data(
+                    model, sample, args.batch_size, args.epochs, args.lr, device=device,
+                    seed=int(rng.integers(2**62)), progress=progress,
+                )
+            with guard.deferred():  # a signal now waits until everything is on disk
+                if trained:
+                    logger.log_iteration(it, loss, ploss, vloss, solve_rate, length, len(sample), sims_per_second=sps, buffer=len(buffer))
+                    changed = curriculum.record(solve_rate)
+                else:
+                    logger.log_scalars(it, {"charts/solve_rate_warmup": solve_rate, "charts/sims_per_second": sps})
+                    changed = False
+                state = {
+                    "version": STATE_VERSION, "iteration": it, "scramble_len": curriculum.scramble_len,
+                    "recent_solve_rates": list(curriculum.recent), "rng": json.dumps(rng.bit_generator.state),
+                    "model": {k: v.detach().cpu() for k, v in model.state_dict().items()},
+                    "buffer": buffer.state(), "metrics": logger.metrics, "args": json.dumps(vars(args)),
+                }
+                atomic_write(state_path, lambda f: torch.save(state, f))
+                save_checkpoint(model, args.checkpoint)
+                logger.save_json()
+                if logger.metrics["iterations"]:
+                    logger.plot_all()
+            losses = f"loss {loss:.4f} (pi {ploss:.4f}, v {vloss:.4f}) | samples {len(sample)}" if trained else f"warm-up: buffer {len(buffer)}/{min_buffer}, no training"
+            print(
+                f"iter {it:3d}/{args.num_iters} | len {length:2d} | sims {sims} | T {temp:.2f} | solve {100 * solve_rate:5.1f}% | "
+                f"{losses} | {sps:,.0f} sims/s | {time.perf_counter() - t0:5.1f}s | total {time.strftime('%H:%M:%S', time.gmtime(time.perf_counter() - start))}"
+                + (f" | scramble length -> {curriculum.scramble_len}" if changed else ""),
+                flush=True,
+            )
+    except Interrupted as exc:
+        done = state["iteration"] if "state" in locals() else first_iter - 1
+        print(f"\nStopped by {exc}: iterations up to {done} are saved in {args.checkpoint} and {state_path}. Run the same command to continue.", flush=True)
+        logger.close()
+        return 0
+
+    logger.close()
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    print(f"Training finished in {time.perf_counter() - start:.0f}s; model saved to {args.checkpoint}.")
+    if not args.skip_eval:
+        from evaluate import ScrambleEvaluator
+
+        evaluator = ScrambleEvaluator(model=model, device=device, n_runs=args.eval_runs, log_dir=args.log_dir, seed=args.seed)
+        results = evaluator.evaluate_scramble_range(args.eval_min_len, args.eval_max_len, args.eval_sims, args.eval_max_steps, progress=progress)
+        path = evaluator.plot_scramble_results()
+        print("Evaluation: " + ", ".join(f"len {r['scramble_len']}: {100 * r['solve_rate']:.0f}%" for r in results))
+        print(f"Saved {os.path.join(args.log_dir, 'eval_scramble_result.json')} and {path}.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

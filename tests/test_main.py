@@ -1,0 +1,154 @@
+"""main.py: the recipe pieces, and end-to-end runs with tiny settings (outputs, resume, errors)."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+import torch
+
+from main import Curriculum, parse_args, simulations_for, temperature_for
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TINY = [
+    "--episodes-per-iter", "4", "--sims", "8", "8", "8", "--epochs", "1", "--batch-size", "8",
+    "--min-buffer-batches", "1", "--sample-batches", "2", "--max-episode-steps", "4",
+    "--window", "2", "--solve-threshold", "0.0", "--seed", "5", "--no-progress",
+]
+
+
+def run_main(tmp_path, *extra, timeout=120):
+    cmd = [sys.executable, os.path.join(ROOT, "main.py"), "--checkpoint", "m.pt", "--log-dir", "logs", *TINY, *extra]
+    return subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=timeout)
+
+
+# ---------------------------------------------------------------- recipe pieces
+def test_defaults_are_the_seed_recipe():
+    a = parse_args([])
+    assert (a.num_iters, a.episodes_per_iter, a.epochs, a.batch_size, a.lr, a.solve_threshold) == (100, 80, 10, 256, 2e-4, 0.9)
+    assert (a.max_episode_steps, a.buffer_size, a.min_buffer_batches, a.sample_batches) == (40, 100_000, 8, 16)
+    assert a.sims == [300, 600, 800] and a.temps == [1.0, 0.7, 0.4, 0.2] and a.c_puct == 1.3
+    assert (a.eval_min_len, a.eval_max_len, a.eval_runs, a.eval_sims, a.eval_max_steps) == (1, 20, 100, 1000, 40)
+    assert a.start_scramble_len == 3 and a.window == 8 and a.select_mode == "sample"
+
+
+def test_simulation_and_temperature_schedules():
+    assert [simulations_for(n) for n in (1, 3, 4, 7, 8, 16)] == [300, 300, 600, 600, 800, 800]
+    assert [temperature_for(n) for n in (3, 5, 6, 9, 10, 11, 12, 16)] == [1.0, 1.0, 0.7, 0.7, 0.4, 0.4, 0.2, 0.2]
+
+
+def test_curriculum_needs_a_full_window_above_threshold():
+    c = Curriculum()
+    for _ in range(7):
+        assert not c.record(1.0)
+    assert c.scramble_len == 3
+    assert c.record(1.0) and c.scramble_len == 5 and c.recent == []  # window cleared
+    for _ in range(8):
+        c.record(0.9)  # a mean of exactly 0.9 is not enough (strict >)
+    assert c.scramble_len == 5 and len(c.recent) == 8
+
+
+def test_curriculum_window_slides_and_steps_by_two_then_one():
+    c = Curriculum()
+    for r in [0.0] + [1.0] * 7:
+        c.record(r)
+    assert c.scramble_len == 3  # mean 0.875
+    assert c.record(1.0) and c.scramble_len == 5  # the 0.0 slid out of the window
+    lengths = []
+    for _ in range(12):
+        for _ in range(8):
+            c.record(0.95)
+        lengths.append(c.scramble_len)
+    assert lengths == [7, 9, 11, 12, 13, 14, 15, 16, 16, 16, 16, 16]
+    assert c.recent == []  # cleared even when the length can grow no more
+
+
+def test_bad_flags_exit_2(tmp_path):
+    out = run_main(tmp_path, "--num-iters", "0")
+    assert out.returncode == 2 and "num-iters" in out.stderr
+
+
+# ---------------------------------------------------------------- end to end
+def test_tiny_run_writes_every_output(tmp_path):
+    start = time.time()
+    out = run_main(tmp_path, "--num-iters", "3", "--eval-max-len", "2", "--eval-runs", "2", "--eval-sims", "8", "--eval-max-steps", "3")
+    assert out.returncode == 0, out.stderr
+    assert time.time() - start < 60
+    lines = [l for l in out.stdout.splitlines() if l.startswith("iter ")]
+    assert len(lines) == 3
+    for field in ("len", "sims", "T ", "solve", "loss", "samples", "sims/s", "total"):
+        assert field in lines[-1]
+    state = torch.load(tmp_path / "m.pt", weights_only=True)
+    assert "policy_head.weight" in state  # a bare state_dict
+    assert (tmp_path / "m.train_state.pt").is_file()
+    metrics = json.loads((tmp_path / "logs" / "metrics.json").read_text())
+    assert set(metrics) == {"iterations", "losses", "policy_losses", "value_losses", "solve_rates", "scramble_lengths", "num_samples"}
+    assert metrics["iterations"] == [1, 2, 3]
+    assert (tmp_path / "logs" / "training_metrics.png").read_bytes()[:4] == b"\x89PNG"
+    assert list((tmp_path / "logs" / "tensorboard").glob("events.out.tfevents.*"))
+    evaluation = json.loads((tmp_path / "logs" / "eval_scramble_result.json").read_text())
+    assert [r["scramble_len"] for r in evaluation] == [1, 2]
+    assert (tmp_path / "logs" / "eval_bar_chart.png").read_bytes()[:4] == b"\x89PNG"
+    assert not [p for p in tmp_path.rglob("*") if p.name.startswith(".tmp-")]  # no temp files left
+
+
+def test_resume_gives_the_same_run_as_no_interruption(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    assert run_main(tmp_path / "a", "--num-iters", "4", "--skip-eval").returncode == 0
+    assert run_main(tmp_path / "b", "--num-iters", "2", "--skip-eval").returncode == 0
+    out = run_main(tmp_path / "b", "--num-iters", "4", "--skip-eval")
+    assert out.returncode == 0 and "Resuming" in out.stdout and "iter   3/4" in out.stdout
+    a = json.loads((tmp_path / "a" / "logs" / "metrics.json").read_text())
+    b = json.loads((tmp_path / "b" / "logs" / "metrics.json").read_text())
+    assert a["iterations"] == b["iterations"] == [1, 2, 3, 4]
+    assert a["scramble_lengths"] == b["scramble_lengths"] and a["solve_rates"] == b["solve_rates"]
+    assert a["losses"] == pytest.approx(b["losses"], rel=1e-5)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_signal_saves_state_and_the_next_run_continues(tmp_path, sig):
+    cmd = [sys.executable, "-u", os.path.join(ROOT, "main.py"), "--checkpoint", "m.pt", "--log-dir", "logs", *TINY, "--num-iters", "500", "--skip-eval"]
+    proc = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    seen = []
+    for line in proc.stdout:
+        seen.append(line)
+        if line.startswith("iter   2/"):
+            break
+    proc.send_signal(sig)
+    rest, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err and "Stopped by" in rest
+    state = torch.load(tmp_path / "m.train_state.pt", weights_only=True)
+    done = state["iteration"]
+    assert done >= 2
+    metrics = json.loads((tmp_path / "logs" / "metrics.json").read_text())
+    assert metrics["iterations"][-1] == done  # checkpoint, state and metrics agree
+    out = run_main(tmp_path, "--num-iters", str(done + 1), "--skip-eval")
+    assert out.returncode == 0, out.stderr
+    assert f"iter {done + 1:3d}/" in out.stdout and "iter   1/" not in out.stdout
+    metrics = json.loads((tmp_path / "logs" / "metrics.json").read_text())
+    assert metrics["iterations"] == list(range(1, done + 2))
+
+
+def test_damaged_state_or_checkpoint_gives_one_line_and_exit_2(tmp_path):
+    (tmp_path / "m.train_state.pt").write_bytes(b"not a torch file")
+    out = run_main(tmp_path, "--num-iters", "1", "--skip-eval")
+    assert out.returncode == 2 and "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) == 1
+    (tmp_path / "m.train_state.pt").unlink()
+    (tmp_path / "m.pt").write_bytes(b"garbage")
+    out = run_main(tmp_path, "--num-iters", "1", "--skip-eval")
+    assert out.returncode == 2 and "corrupt" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_fresh_run_moves_old_logs_aside(tmp_path):
+    assert run_main(tmp_path, "--num-iters", "2", "--skip-eval").returncode == 0
+    out = run_main(tmp_path, "--num-iters", "1", "--skip-eval", "--fresh")
+    assert out.returncode == 0 and "Moved the previous run's logs" in out.stdout
+    metrics = json.loads((tmp_path / "logs" / "metrics.json").read_text())
+    assert metrics["iterations"] == [1]
+    old = list((tmp_path / "logs" / "previous").glob("*/metrics.json"))
+    assert len(old) == 1 and json.loads(old[0].read_text())["iterations"] == [1, 2]

@@ -1,0 +1,145 @@
+"""Self-play targets and batching, the AlphaZero loss, and the training pass."""
+
+import numpy as np
+import pytest
+import torch
+
+from Action_MCTS import pick_action_from_mcts
+from MCTS_Core import MCTS
+from Policy_Value_Net import PolicyValueNet
+from reference_mcts import ReferenceMCTS
+from Rubik2x2Env import Rubik2x2Env, batch_onehot, batch_scramble, encode_onehot
+from Self_Play import generate_self_play_data, play_episodes, solved_value, visits_to_policy
+from Train_Network import alphazero_loss, train_on_selfplay_data
+
+
+def rounded_evaluators(seed=0):
+    """A float64 random net with outputs rounded: batch size cannot change its answers."""
+    torch.manual_seed(seed)
+    net = PolicyValueNet().double().eval()
+
+    def batch(cubes):
+        with torch.no_grad():
+            logits, v = net(torch.from_numpy(batch_onehot(cubes)).double())
+        return np.round(torch.softmax(logits, -1).numpy(), 6).astype(np.float32), np.round(v.numpy().reshape(-1), 6).astype(np.float32)
+
+    def one(cube):
+        p, v = batch(np.asarray(cube).reshape(1, 24))
+        return p[0], v[0]
+
+    return batch, one
+
+
+def reference_dataset(start_cubes, evaluate_one, sims, max_steps):
+    """Episodes one at a time, env + plain search + greedy pick, as the seed plays them."""
+    search = ReferenceMCTS(evaluate_one, num_simulations=sims)
+    env = Rubik2x2Env(max_steps=max_steps)
+    data, solved = [], []
+    for cube in start_cubes:
+        obs, info = env.reset(options={"cube": cube})
+        episode, done = [], info["solved"]
+        steps = 0
+        while not done and steps < max_steps:
+            visits = search.run(env.cube, info["action_mask"], env._last_action, env._last_face_count)
+            episode.append((obs, visits / visits.sum()))
+            obs, _, done, _, info = env.step(pick_action_from_mcts(visits, "greedy"))
+            steps += 1
+        z = solved_value(steps) if done else -1.0
+        data += [(o, p, z) for o, p in episode]
+        solved.append(done)
+    return data, float(np.mean(solved))
+
+
+def test_greedy_self_play_equals_one_episode_at_a_time():
+    batch_eval, one_eval = rounded_evaluators(1)
+    starts, _ = batch_scramble(np.random.default_rng(3), 6, 3)
+    mcts = MCTS(None, num_simulations=40, evaluator=batch_eval)
+    res = play_episodes(None, starts, 6, 40, "greedy", mcts=mcts)
+    want, want_rate = reference_dataset(starts, one_eval, 40, 6)
+    got = res.dataset()
+    assert len(got) == len(want) and res.solve_rate == want_rate
+    for (o1, p1, z1), (o2, p2, z2) in zip(got, want):
+        np.testing.assert_array_equal(o1, o2)
+        np.testing.assert_allclose(p1, p2, rtol=0, atol=1e-7)
+        assert z1 == pytest.approx(z2)
+    assert 0 < want_rate  # the comparison covers solved episodes too
+
+
+def test_sample_mode_is_reproducible_with_a_seed():
+    torch.manual_seed(0)
+    net = PolicyValueNet()
+    runs = [generate_self_play_data(net, 5, 4, 20, 4, "sample", 1.0, rng=np.random.default_rng(7)) for _ in range(2)]
+    (d1, r1), (d2, r2) = runs
+    assert r1 == r2 and len(d1) == len(d2) > 0
+    for a, b in zip(d1, d2):
+        np.testing.assert_array_equal(a[0], b[0])
+        np.testing.assert_array_equal(a[1], b[1])
+        assert a[2] == b[2]
+
+
+def test_targets_pi_and_z():
+    pi = visits_to_policy(np.array([[0, 2, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0], [0] * 12], dtype=np.float32))
+    np.testing.assert_allclose(pi[0, :3], [0, 0.25, 0.75])
+    np.testing.assert_allclose(pi[1], np.full(12, 1 / 12))
+    assert solved_value(1) == pytest.approx(0.97)
+    assert solved_value(10) == pytest.approx(0.7)
+    assert solved_value(20) == pytest.approx(0.4) and solved_value(35) == pytest.approx(0.4)
+
+
+def test_dataset_values_follow_episode_outcome():
+    torch.manual_seed(0)
+    data, rate, res = generate_self_play_data(PolicyValueNet(), 6, 3, 50, 1, "greedy", 1.0, rng=np.random.default_rng(0), return_results=True)
+    assert rate == 1.0  # one-move scrambles: solved with the first move
+    assert len(data) == 6 and all(z == pytest.approx(0.97) for _, _, z in data)
+    for obs, pi, _ in data:
+        assert obs.shape == (144,) and obs.dtype == np.float32
+        assert pi.shape == (12,) and pi.sum() == pytest.approx(1.0)
+    # Unsolvable within 1 move: every state gets -1.
+    data, rate = generate_self_play_data(PolicyValueNet(), 4, 1, 10, 6, "greedy", 1.0, rng=np.random.default_rng(1))
+    assert rate == 0.0 and all(z == -1.0 for _, _, z in data)
+
+
+def test_alphazero_loss_matches_hand_computation():
+    logits = torch.tensor([[2.0, 0.0, -1.0] + [0.0] * 9, [0.0] * 12])
+    value = torch.tensor([[0.5], [-0.2]])
+    pi = torch.zeros(2, 12)
+    pi[0, 0], pi[0, 1] = 0.75, 0.25
+    pi[1, 5] = 1.0
+    z = torch.tensor([1.0, -1.0])
+    loss, ploss, vloss = alphazero_loss(logits, value, pi, z)
+    logsumexp0 = np.log(np.exp(2.0) + np.exp(0.0) * 10 + np.exp(-1.0))
+    ce0 = -(0.75 * (2.0 - logsumexp0) + 0.25 * (0.0 - logsumexp0))
+    ce1 = np.log(12.0)
+    want_v = ((0.5 - 1.0) ** 2 + (-0.2 + 1.0) ** 2) / 2
+    want_p = (ce0 + ce1) / 2
+    assert vloss.item() == pytest.approx(want_v, rel=1e-6)
+    assert ploss.item() == pytest.approx(want_p, rel=1e-6)
+    assert loss.item() == pytest.approx(1.0 * want_v + 1.2 * want_p, rel=1e-6)
+
+
+def test_training_lowers_the_loss_and_returns_seed_tuple():
+    torch.manual_seed(0)
+    rng = np.random.default_rng(0)
+    cubes, moves = batch_scramble(rng, 128, 1)
+    # Learnable targets: the inverse of the scramble move, value 0.97.
+    data = []
+    for c, m in zip(cubes, moves[:, 0]):
+        pi = np.zeros(12, np.float32)
+        pi[m ^ 1] = 1.0
+        data.append((encode_onehot(c), pi, 0.97))
+    model = PolicyValueNet()
+    _, first, _, _ = train_on_selfplay_data(model, data, batch_size=32, epochs=1, lr=1e-3, seed=0)
+    out = train_on_selfplay_data(model, data, batch_size=32, epochs=8, lr=1e-3, seed=0)
+    assert len(out) == 4 and out[0] is model
+    _, loss, ploss, vloss = out
+    assert loss < 0.3 * first
+    assert loss == pytest.approx(1.0 * vloss + 1.2 * ploss, rel=1e-4)
+
+
+def test_training_is_reproducible_with_a_seed():
+    data = [(np.eye(144, dtype=np.float32)[i], np.full(12, 1 / 12, np.float32), 0.5) for i in range(40)]
+    results = []
+    for _ in range(2):
+        torch.manual_seed(1)
+        results.append(train_on_selfplay_data(PolicyValueNet(), data, batch_size=8, epochs=2, seed=3)[1])
+    assert results[0] == results[1]
