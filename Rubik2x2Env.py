@@ -252,7 +252,7 @@ def as_ascii(cube: np.ndarray) -> str:
     def row(face: int, r: int) -> str:
         return f"{s[face * 4 + 2 * r]} {s[face * 4 + 2 * r + 1]}"
 
-    pad = " " * 6
+    pad = " " * 5  # the width of "L L  ": U and D sit above and below F
     lines = [pad + row(0, 0), pad + row(0, 1)]
     for r in range(2):
         lines.append("  ".join(row(f, r) for f in (4, 2, 1, 5)))

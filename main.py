@@ -11,28 +11,24 @@ the same command again continues from the next one. ``--fresh`` starts over.
 
 from __future__ import annotations
 
+import argparse
+import contextlib
+import json
 import os
+import shutil
+import signal
+import sys
+import time
+from dataclasses import dataclass, field
 
-# OpenMP threads otherwise fall asleep during the numpy work between two network calls.
-os.environ.setdefault("GOMP_SPINCOUNT", "10000000")
+import numpy as np
+import torch
 
-import argparse  # noqa: E402
-import contextlib  # noqa: E402
-import json  # noqa: E402
-import shutil  # noqa: E402
-import signal  # noqa: E402
-import sys  # noqa: E402
-import time  # noqa: E402
-from dataclasses import dataclass, field  # noqa: E402
-
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
-
-from Plot_Scatter import MetricsLogger  # noqa: E402
-from Policy_Value_Net import CheckpointError, PolicyValueNet, atomic_write, load_state_dict, resolve_device, save_checkpoint  # noqa: E402
-from Rubik2x2Env import NUM_ACTIONS, NUM_STICKERS, batch_onehot  # noqa: E402
-from Self_Play import generate_self_play_data  # noqa: E402
-from Train_Network import train_on_selfplay_data  # noqa: E402
+from Plot_Scatter import MetricsLogger
+from Policy_Value_Net import CheckpointError, PolicyValueNet, atomic_write, load_state_dict, resolve_device, save_checkpoint
+from Rubik2x2Env import NUM_ACTIONS, NUM_STICKERS, batch_onehot
+from Self_Play import generate_self_play_data
+from Train_Network import train_on_selfplay_data
 
 STATE_VERSION = 1
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 
-import common  # noqa: F401  (paths, GOMP_SPINCOUNT)
+import common  # noqa: F401  (import paths)
 import numpy as np
 from common import network_rate, one_state_evaluator, random_net, timed
 

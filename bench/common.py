@@ -6,7 +6,6 @@ import os
 import sys
 import time
 
-os.environ.setdefault("GOMP_SPINCOUNT", "10000000")  # as the training scripts
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [ROOT, os.path.join(ROOT, "tests")]
 
