@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import warnings
 
 import numpy as np
 import torch
@@ -109,7 +110,9 @@ def load_state_dict(path: str) -> dict:
     if not os.path.isfile(path):
         raise CheckpointError(f"checkpoint '{path}' does not exist.")
     try:
-        state = torch.load(path, map_location="cpu", weights_only=True)
+        with warnings.catch_warnings():  # torch warns on some damaged files before failing: one message is enough
+            warnings.simplefilter("ignore")
+            state = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # pickle errors, truncated zip, ... all mean "not a checkpoint"
         raise CheckpointError(f"checkpoint '{path}' is corrupt or not a PyTorch state_dict ({type(exc).__name__}).") from None
     if isinstance(state, dict) and "model" in state and isinstance(state["model"], dict):
@@ -125,7 +128,7 @@ def load_model(path: str, device: torch.device | str = "cpu") -> PolicyValueNet:
     model = PolicyValueNet()
     try:
         model.load_state_dict(state)
-    except (RuntimeError, KeyError) as exc:
+    except (RuntimeError, KeyError):
         raise CheckpointError(f"checkpoint '{path}' does not fit PolicyValueNet (wrong keys or shapes).") from None
     return model.to(device).eval()
 
@@ -135,7 +138,10 @@ def find_checkpoint(explicit: str | None = None) -> str:
     else the shipped ``pretrained/rubik_policy_value.pt``. Raises CheckpointError if none exists."""
     if explicit:
         if not os.path.isfile(explicit):
-            raise CheckpointError(f"checkpoint '{explicit}' does not exist.")
+            raise CheckpointError(
+                f"checkpoint '{explicit}' does not exist; train a model with 'python main.py' "
+                f"(it writes ./{DEFAULT_CHECKPOINT}) or pass an existing --checkpoint."
+            )
         return explicit
     for candidate in (DEFAULT_CHECKPOINT, PRETRAINED_CHECKPOINT):
         if os.path.isfile(candidate):

@@ -328,6 +328,16 @@ class Rubik2x2Env(gym.Env):
         """The current cube as 24 stickers (a view)."""
         return self.cube.reshape(NUM_STICKERS)
 
+    @property
+    def last_action(self) -> int:
+        """The last action played (``NO_ACTION`` = -1 after a reset)."""
+        return NO_ACTION if self._last_action is None else self._last_action
+
+    @property
+    def face_count(self) -> int:
+        """How many times in a row the last action's face has just been turned."""
+        return self._last_face_count
+
     def _legal_action_mask(self) -> np.ndarray:
         if not self.use_action_mask:
             return np.ones(NUM_ACTIONS, dtype=bool)

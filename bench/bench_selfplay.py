@@ -32,7 +32,7 @@ def reference_episodes(model, start_cubes, sims, max_steps) -> int:
     for cube in start_cubes:
         _, info = env.reset(options={"cube": cube})
         for _ in range(max_steps):
-            visits = search.run(env.cube, info["action_mask"], env._last_action, env._last_face_count)
+            visits = search.run(env.cube, info["action_mask"], env.last_action, env.face_count)
             total += sims
             _, _, terminated, truncated, info = env.step(pick_action_from_mcts(visits, "greedy"))
             if terminated or truncated:

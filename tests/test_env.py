@@ -269,10 +269,9 @@ def test_as_ascii_layout_of_the_solved_cube():
 def test_as_ascii_places_every_sticker():
     """Each sticker alone in another colour shows up on its face's rows, left to right by column."""
     line_of_face = {0: 0, 4: 2, 2: 2, 1: 2, 5: 2, 3: 4}  # U, then L F R B, then D
-    block = {4: 0, 2: 1, 1: 2, 5: 3}
     seen = {}
     for s in range(24):
-        face, row, col = s // 4, (s % 4) // 2, s % 2
+        face, row = s // 4, (s % 4) // 2
         cube = np.zeros(24, np.int8)  # all U-coloured ...
         cube[s] = 1  # ... but one R sticker
         marks = [pos for pos, ch in sticker_positions(_ascii(cube)).items() if ch == "R"]

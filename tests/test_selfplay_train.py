@@ -40,7 +40,7 @@ def reference_dataset(start_cubes, evaluate_one, sims, max_steps):
         episode, done = [], info["solved"]
         steps = 0
         while not done and steps < max_steps:
-            visits = search.run(env.cube, info["action_mask"], env._last_action, env._last_face_count)
+            visits = search.run(env.cube, info["action_mask"], env.last_action, env.face_count)
             episode.append((obs, visits / visits.sum()))
             obs, _, done, _, info = env.step(pick_action_from_mcts(visits, "greedy"))
             steps += 1

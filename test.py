@@ -1,0 +1,173 @@
+"""Watch the solver on one cube: scramble it, then print every move MCTS picks and the cube
+after it, in ASCII (the original project's debugging script).
+
+The cube is scrambled with ``--scramble-len`` random moves (drawn from ``--seed``; when no
+seed is given one is drawn and printed, so any run can be repeated), or with an explicit
+``--scramble "R U F'"``. Each move is chosen greedily from the visit counts of a fresh MCTS
+(``--sims`` simulations) until the cube is solved or ``--max-steps`` moves were made.
+``--json`` prints one JSON object instead of the text.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import secrets
+import sys
+
+import numpy as np
+import torch
+
+from Action_MCTS import pick_action_from_mcts
+from MCTS_Core import MCTS
+from Policy_Value_Net import CheckpointError, PolicyValueNet, find_checkpoint, resolve_device
+from Policy_Value_Net import load_model as _load_model
+from Rubik2x2Env import MOVE_NAMES, Rubik2x2Env, format_moves, parse_moves
+
+
+def load_model(path: str, device) -> PolicyValueNet:
+    """The seed's helper: a ``PolicyValueNet`` with the weights of ``path``, in eval mode.
+    Raises ``CheckpointError`` (one sentence) for a missing or corrupt file."""
+    return _load_model(path, device)
+
+
+def optimal_length(cube) -> int | None:
+    """The true distance of ``cube`` (optimal solver), or None if the solver is unavailable:
+    it is extra information, the episode does not depend on it."""
+    try:
+        from Optimal_Solver import get_solver
+
+        return get_solver().distance(cube)
+    except Exception:  # noqa: BLE001 - e.g. its 3.6 MB table cannot be built or read
+        return None
+
+
+def _moves(n: int) -> str:
+    return f"{n} move" if n == 1 else f"{n} moves"
+
+
+def run_one_episode(model, device, scramble_len=5, num_simulations=200, max_steps=40, *, scramble=None, seed=None, c_puct=1.3, out=print) -> dict:
+    """Scramble a cube and solve it with greedy MCTS, printing each step through ``out``
+    (``None``: silent). Returns ``{scramble, scramble_moves, solution, actions, solved,
+    length, optimal, seed}``.
+
+    ``scramble`` (a move string or a list of action indices) overrides ``scramble_len``;
+    otherwise the env draws the scramble from ``seed``.
+    """
+    say = out if out is not None else (lambda *_: None)
+    env = Rubik2x2Env(scramble_len=scramble_len, max_steps=max_steps, use_action_mask=True)
+    _, info = env.reset(seed=seed, options=None if scramble is None else {"scramble": scramble})
+    scramble_text = info["scramble"]
+    mcts = MCTS(model, c_puct=c_puct, num_simulations=num_simulations, device=device)
+    rng = np.random.default_rng(seed)  # only breaks ties when no root move got a visit (1 simulation)
+    optimal = optimal_length(env.stickers)
+
+    n_scramble = len(parse_moves(scramble_text))
+    say(f"Scramble ({_moves(n_scramble)}): {scramble_text or '(none)'}" + ("" if optimal is None else f"   [optimal solution: {_moves(optimal)}]"))
+    say("Initial state:")
+    say(env.as_ascii())
+    actions: list[int] = []
+    solved = bool(info["solved"])
+    while not solved and len(actions) < max_steps:
+        # The root needs the move history: the mask of its children depends on the last move
+        # and how often that face was just turned (the env's rule, as in play_episodes).
+        visits = mcts.run_batch(env.stickers[None], info["action_mask"][None], np.array([env.last_action]), np.array([env.face_count]))[0]
+        action = pick_action_from_mcts(visits, mode="greedy", rng=rng)
+        _, _, terminated, _, info = env.step(action)
+        actions.append(action)
+        solved = bool(terminated)
+        say("")
+        say(f"Step {len(actions)}: move {MOVE_NAMES[action]} (index {action})")
+        say(env.as_ascii())
+    say("")
+    if solved:
+        extra = "" if optimal is None else f" (optimal: {optimal})"
+        say(f"Solved in {_moves(len(actions))}{extra}: {format_moves(actions) or '(already solved)'}")
+    else:
+        say(f"Not solved within {_moves(max_steps)}.")
+    return {
+        "scramble": scramble_text,
+        "scramble_moves": n_scramble,
+        "solution": format_moves(actions),
+        "actions": actions,
+        "solved": solved,
+        "length": len(actions),
+        "optimal": optimal,
+        "seed": seed,
+    }
+
+
+# --------------------------------------------------------------------------- command line
+def _move_string(text: str) -> str:
+    """argparse type for --scramble: rejects unknown moves up front (exit status 2)."""
+    try:
+        parse_moves(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """The module docstring as written, and each flag's default value in --help."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if "default" in text or action.default in (None, False, argparse.SUPPRESS):
+            return text
+        return text + " (default: %(default)s)"
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=_HelpFormatter)
+    g = p.add_argument_group("the cube")
+    g.add_argument("--scramble-len", type=int, default=5, help="random scramble moves (ignored with --scramble)")
+    g.add_argument("--scramble", type=_move_string, metavar="MOVES", help="explicit scramble, e.g. \"R U F'\" (R2 = two turns)")
+    g.add_argument("--seed", type=int, default=None, help="seed of the random scramble (default: a fresh one, printed)")
+    g = p.add_argument_group("search")
+    g.add_argument("--sims", type=int, default=200, help="MCTS simulations per move")
+    g.add_argument("--max-steps", type=int, default=40, help="moves allowed before giving up")
+    g.add_argument("--c-puct", type=float, default=1.3, help="PUCT exploration constant")
+    g = p.add_argument_group("run")
+    g.add_argument("--checkpoint", help="model file (default: ./rubik_policy_value.pt, else pretrained/rubik_policy_value.pt)")
+    g.add_argument("--device", default="auto", help="auto (CUDA when available), cpu or cuda")
+    g.add_argument("--json", action="store_true", help="print one JSON object (scramble, solution, solved, length, optimal, checkpoint) instead of the text")
+    args = p.parse_args(argv)
+    checks = [
+        (args.scramble_len >= 0, "--scramble-len must be at least 0"),
+        (args.sims >= 1, "--sims must be at least 1"),
+        (args.max_steps >= 1, "--max-steps must be at least 1"),
+        (args.c_puct > 0, "--c-puct must be positive"),
+        (args.seed is None or args.seed >= 0, "--seed must be a non-negative integer"),
+        (args.device in ("auto", "cpu") or args.device.startswith("cuda"), f"--device must be auto, cpu or cuda (or cuda:N), got {args.device!r}"),
+    ]
+    for ok, message in checks:
+        if not ok:
+            p.error(message)
+    return args
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    # One search tree sends the network a handful of states at a time: a second thread only
+    # adds synchronisation (and, beside another busy process, long waits).
+    torch.set_num_threads(1)
+    seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
+    try:
+        device = resolve_device(args.device)
+        path = find_checkpoint(args.checkpoint)
+        model = load_model(path, device)
+    except CheckpointError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    out = None if args.json else print
+    if out:
+        print(f"Loaded model {path} on {device}; greedy MCTS with {args.sims} simulations per move, seed {seed}.")
+    record = run_one_episode(model, device, args.scramble_len, args.sims, args.max_steps, scramble=args.scramble, seed=seed, c_puct=args.c_puct, out=out)
+    if args.json:
+        record.update(checkpoint=path, device=str(device), num_simulations=args.sims, max_steps=args.max_steps)
+        print(json.dumps(record))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,307 @@
+"""evaluate.py: the ScrambleEvaluator API (as main.py calls it), the command line's three modes
+(scramble lengths, true distances, a scramble file), and its errors.
+
+No trained model is needed: two throwaway checkpoints are made once per module, ``random``
+(PolicyValueNet() with a fixed seed) and ``neutral`` (the same with both heads zeroed:
+uniform priors, value 0). A random net's value head is often saturated, which can hide the
+solved child from a short search (seed 4 fails half of the 1-move scrambles at 50
+simulations); with the neutral net every 1-move scramble is solved, so those checks cannot
+flake. Settings stay tiny (a few episodes, 10-30 simulations) to keep each test short.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+import evaluate  # noqa: E402
+import Optimal_Solver as OS  # noqa: E402
+import Policy_Value_Net  # noqa: E402
+from Policy_Value_Net import PolicyValueNet, save_checkpoint  # noqa: E402
+from Rubik2x2Env import SOLVED_STICKERS, apply_moves, batch_scramble, is_solved, parse_moves  # noqa: E402
+
+SCRAMBLE_KEYS = {"scramble_len", "solve_rate", "episodes", "solved", "mean_length", "mean_optimal", "mean_ratio_to_optimal"}
+TINY = ["--runs", "2", "--sims", "10", "--max-steps", "4", "--no-progress"]
+
+
+# --------------------------------------------------------------------------- fixtures and helpers
+@pytest.fixture(scope="module", autouse=True)
+def solver_cache(tmp_path_factory):
+    """The optimal solver's table in a temp folder (a copy of the user's cache when there is
+    one, else built in about a second), so these tests never write the user's cache."""
+    folder = tmp_path_factory.mktemp("solver_cache")
+    user_cache = OS.default_cache_path()
+    if user_cache.is_file():
+        shutil.copy(user_cache, folder / OS.CACHE_NAME)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(OS.CACHE_ENV, str(folder))
+        OS.get_solver.cache_clear()
+        yield folder
+    OS.get_solver.cache_clear()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_torch_thread():
+    """Tiny batches gain nothing from a second thread, and beside another busy process
+    (training, a parallel test run) OpenMP's waiting made some of these tests 10-30x slower."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def _make_checkpoint(path: Path, neutral: bool) -> Path:
+    torch.manual_seed(0)
+    net = PolicyValueNet()
+    if neutral:
+        with torch.no_grad():
+            for head in (net.policy_head, net.value_head):
+                head.weight.zero_()
+                head.bias.zero_()
+    save_checkpoint(net, str(path))
+    return path
+
+
+@pytest.fixture(scope="module")
+def checkpoints(tmp_path_factory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("eval_models")
+    paths = {name: _make_checkpoint(folder / f"{name}.pt", name == "neutral") for name in ("random", "neutral")}
+    paths["corrupt"] = folder / "corrupt.pt"
+    paths["corrupt"].write_bytes(b"\x80\x04 not a checkpoint")  # pickle-like: torch.load warns first
+    return paths
+
+
+def _run_cli(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(REPO / "evaluate.py"), *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+
+
+# --------------------------------------------------------------------------- the API, as main.py uses it
+def test_api_end_to_end_writes_json_and_chart(checkpoints, tmp_path):
+    log_dir = tmp_path / "logs"
+    ev = evaluate.ScrambleEvaluator(model_path=str(checkpoints["random"]), device="cpu", n_runs=2, log_dir=str(log_dir), seed=3)
+    results = ev.evaluate_scramble_range(1, 3, num_simulations=10, max_episode_steps=4)
+    assert [r["scramble_len"] for r in results] == [1, 2, 3]
+    for r in results:
+        assert set(r) == SCRAMBLE_KEYS
+        assert r["episodes"] == 2 and r["solve_rate"] == r["solved"] / 2
+    assert json.loads((log_dir / "eval_scramble_result.json").read_text()) == results
+
+    # All lengths were played in one batch, from the scrambles the seed draws.
+    run = ev.last_run
+    rng = np.random.default_rng(3)
+    expected = np.concatenate([batch_scramble(rng, 2, k)[0] for k in (1, 2, 3)])
+    np.testing.assert_array_equal(run.start_cubes, expected)
+    distances = OS.get_solver().batch_distance(expected)
+    for i, r in enumerate(results):
+        group = slice(2 * i, 2 * i + 2)
+        assert r["solved"] == int(run.solved[group].sum())
+        assert r["mean_optimal"] == pytest.approx(distances[group].mean(), abs=1e-4)
+        ok = run.solved[group] & (distances[group] > 0)
+        if ok.any():
+            ratio = (run.lengths[group][ok] / distances[group][ok]).mean()
+            assert r["mean_ratio_to_optimal"] == pytest.approx(ratio, abs=1e-4) and r["mean_ratio_to_optimal"] >= 1.0
+        else:
+            assert r["mean_ratio_to_optimal"] is None
+
+    chart = ev.plot_scramble_results()
+    assert chart == str(log_dir / "eval_bar_chart.png")
+    assert Path(chart).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_in_memory_model_as_main_py_calls_it(tmp_path):
+    torch.manual_seed(1)
+    model = PolicyValueNet().train()  # main.py hands over the model it just trained
+    ev = evaluate.ScrambleEvaluator(model=model, device=torch.device("cpu"), n_runs=2, log_dir=str(tmp_path), seed=0)
+    results = ev.evaluate_scramble_range(1, 2, 10, 3, progress=False)
+    assert [r["scramble_len"] for r in results] == [1, 2] and all(0 <= r["solve_rate"] <= 1 for r in results)
+    assert model.training, "the caller's train/eval mode must be restored"
+    assert Path(ev.plot_scramble_results()).is_file()
+    # A fresh evaluator draws the chart from the saved JSON (the seed's behaviour).
+    again = evaluate.ScrambleEvaluator(model=model, n_runs=2, log_dir=str(tmp_path))
+    (tmp_path / "eval_bar_chart.png").unlink()
+    assert Path(again.plot_scramble_results()).is_file()
+
+
+def test_same_seed_same_results_and_another_seed_other_scrambles(checkpoints, tmp_path):
+    def run(seed):
+        ev = evaluate.ScrambleEvaluator(str(checkpoints["random"]), "cpu", n_runs=3, log_dir=str(tmp_path / str(seed)), seed=seed)
+        return ev.evaluate_scramble_range(4, 5, 10, 3), ev.last_run
+
+    (a, run_a), (b, run_b), (_, run_c) = run(7), run(7), run(8)
+    assert a == b and run_a.actions == run_b.actions
+    np.testing.assert_array_equal(run_a.start_cubes, run_b.start_cubes)
+    assert not np.array_equal(run_a.start_cubes, run_c.start_cubes)
+
+
+def test_summarize_statistics():
+    solved = np.array([True, True, False, True])
+    lengths = np.array([3, 0, 40, 6])
+    optimal = np.array([3, 0, 5, 4])
+    s = evaluate.summarize(solved, lengths, optimal)
+    assert s["solved"] == 3 and s["solve_rate"] == 0.75
+    assert s["mean_length"] == 3.0  # solved episodes only
+    assert s["mean_optimal"] == 3.0  # every start position
+    assert s["mean_ratio_to_optimal"] == pytest.approx((1.0 + 1.5) / 2)  # solved and optimal > 0
+    assert evaluate.summarize(np.array([False]), np.array([40]), np.array([5]))["mean_length"] is None
+
+
+# --------------------------------------------------------------------------- command line: scramble lengths
+def test_cli_default_mode_prints_table_and_writes_files(checkpoints, tmp_path, capsys):
+    log_dir = tmp_path / "logs"
+    args = ["--checkpoint", str(checkpoints["random"]), "--max-len", "3", "--log-dir", str(log_dir), "--seed", "5", *TINY]
+    assert evaluate.main(args) == 0
+    out = capsys.readouterr().out
+    assert f"Loaded model {checkpoints['random']}" in out
+    assert "scramble len" in out and "solve rate" in out and "Wall time" in out
+    first = json.loads((log_dir / "eval_scramble_result.json").read_text())
+    assert [r["scramble_len"] for r in first] == [1, 2, 3] and all(set(r) == SCRAMBLE_KEYS for r in first)
+    assert (log_dir / "eval_bar_chart.png").is_file()
+    # Same seed, same numbers.
+    assert evaluate.main(args) == 0
+    assert json.loads((log_dir / "eval_scramble_result.json").read_text()) == first
+
+
+# --------------------------------------------------------------------------- command line: true distance
+def test_cli_by_distance(checkpoints, tmp_path, capsys):
+    log_dir = tmp_path / "logs"
+    args = ["--checkpoint", str(checkpoints["neutral"]), "--by-distance", "--max-dist", "3", "--log-dir", str(log_dir), *TINY]
+    assert evaluate.main(args) == 0
+    out = capsys.readouterr().out
+    assert "distance" in out and "Overall" in out
+    data = json.loads((log_dir / "eval_by_distance.json").read_text())
+    rows = data["by_distance"]
+    assert [r["distance"] for r in rows] == [1, 2, 3]
+    assert [r["positions"] for r in rows] == [6, 27, 120]
+    for r in rows:
+        assert r["episodes"] == 2 and {"solve_rate", "mean_length", "mean_ratio_to_optimal"} <= set(r)
+    assert rows[0]["solve_rate"] == 1.0 and rows[0]["mean_ratio_to_optimal"] == 1.0  # neutral net, distance 1
+    assert data["overall"]["episodes"] == 6 and "mean_ratio_to_optimal" in data["overall"]
+    assert data["settings"]["runs_per_distance"] == 2
+    assert (log_dir / "eval_by_distance.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_by_distance_samples_distinct_positions_at_the_right_distance(checkpoints, tmp_path):
+    ev = evaluate.ScrambleEvaluator(str(checkpoints["random"]), "cpu", n_runs=300, log_dir=str(tmp_path), seed=0)
+    # One simulation and one move: this checks the sampling, not the search.
+    data = ev.evaluate_by_distance(13, 14, num_simulations=1, max_episode_steps=1)
+    assert [r["episodes"] for r in data["by_distance"]] == [300, 276]  # only 276 positions at distance 14
+    cubes = ev.last_run.start_cubes
+    np.testing.assert_array_equal(OS.get_solver().batch_distance(cubes), [13] * 300 + [14] * 276)
+    assert len(np.unique(OS.get_solver().index(cubes))) == len(cubes)
+
+
+# --------------------------------------------------------------------------- command line: a scramble file
+def test_cli_scramble_file(checkpoints, tmp_path, capsys):
+    scrambles = tmp_path / "set.txt"
+    scrambles.write_text("# a small test set\nR\n\nR U\n   # indented comment\nU U'\nF2 R'\nB\n")
+    out_json = tmp_path / "out" / "solutions.json"
+    args = ["--checkpoint", str(checkpoints["neutral"]), "--scrambles", str(scrambles), "--out", str(out_json), "--sims", "30", "--no-progress"]
+    assert evaluate.main(args) == 0
+    assert "Solved" in capsys.readouterr().out
+    records = json.loads(out_json.read_text())
+    assert [r["line"] for r in records] == [2, 4, 6, 7, 8]
+    assert [r["scramble"] for r in records] == ["R", "R U", "U U'", "F2 R'", "B"]
+    solver = OS.get_solver()
+    for r in records:
+        assert set(r) == {"line", "scramble", "solution", "solved", "length", "optimal"}
+        start = apply_moves(SOLVED_STICKERS, parse_moves(r["scramble"]))
+        assert r["optimal"] == solver.distance(start)
+        solution = parse_moves(r["solution"])
+        assert r["length"] == len(solution)
+        if r["solved"]:
+            assert is_solved(apply_moves(start, solution))
+            assert r["length"] >= r["optimal"]
+    # The neutral net solves every 1-move scramble at once; "U U'" is solved already.
+    by_line = {r["scramble"]: r for r in records}
+    assert by_line["R"]["solved"] and by_line["R"]["length"] == 1
+    assert by_line["B"]["solved"] and by_line["B"]["length"] == 1
+    assert by_line["U U'"] == {"line": 6, "scramble": "U U'", "solution": "", "solved": True, "length": 0, "optimal": 0}
+
+
+def test_cli_scramble_file_bad_line_names_it_and_writes_nothing(checkpoints, tmp_path, capsys):
+    scrambles = tmp_path / "set.txt"
+    scrambles.write_text("R U\n# fine\nR X U\nF\n")
+    out_json = tmp_path / "solutions.json"
+    assert evaluate.main(["--checkpoint", str(checkpoints["random"]), "--scrambles", str(scrambles), "--out", str(out_json)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert "line 3" in err and "'X'" in err
+    assert not out_json.exists()
+
+    scrambles.write_text("Q\nR\nR W\n")
+    assert evaluate.main(["--checkpoint", str(checkpoints["random"]), "--scrambles", str(scrambles), "--out", str(out_json)]) == 2
+    err = capsys.readouterr().err
+    assert "line 1" in err and "line 3" in err
+    assert not out_json.exists()
+
+
+def test_read_scramble_file_empty_and_missing(tmp_path):
+    empty = tmp_path / "empty.txt"
+    empty.write_text("# nothing here\n\n")
+    with pytest.raises(evaluate.ScrambleFileError, match="no scrambles"):
+        evaluate.read_scramble_file(str(empty))
+    with pytest.raises(evaluate.ScrambleFileError, match="cannot read"):
+        evaluate.read_scramble_file(str(tmp_path / "missing.txt"))
+
+
+# --------------------------------------------------------------------------- errors
+def test_missing_model_one_line_exit_2_no_traceback(tmp_path):
+    proc = _run_cli(["--checkpoint", "nowhere/rubik_policy_value.pt", "--max-len", "1", "--runs", "1"], cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "does not exist" in lines[0] and "python main.py" in lines[0]
+    assert not (tmp_path / "training_logs").exists()
+
+
+def test_no_model_anywhere_says_how_to_train(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(Policy_Value_Net, "PRETRAINED_CHECKPOINT", str(tmp_path / "no" / "pretrained.pt"))
+    assert evaluate.main(["--max-len", "1"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "python main.py" in err
+
+
+def test_corrupt_checkpoint_exit_2(checkpoints, tmp_path, capsys):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert evaluate.main(["--checkpoint", str(checkpoints["corrupt"]), "--log-dir", str(tmp_path)]) == 2
+    assert not caught  # a warning would be a second line on stderr
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "corrupt" in err
+    with pytest.raises(Policy_Value_Net.CheckpointError):
+        evaluate.ScrambleEvaluator(model_path=str(checkpoints["corrupt"]))
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [["--runs", "0"], ["--sims", "0"], ["--max-steps", "0"], ["--min-len", "5", "--max-len", "2"], ["--min-len", "0"],
+     ["--by-distance", "--max-dist", "15"], ["--out", "x.json"], ["--by-distance", "--scrambles", "f.txt"], ["--runs", "two"],
+     ["--device", "gpu"]],
+)
+def test_bad_flags_are_argparse_errors(bad, capsys):
+    with pytest.raises(SystemExit) as exc:
+        evaluate.parse_args(bad)
+    assert exc.value.code == 2
+    assert "error:" in capsys.readouterr().err
+
+
+def test_help_lists_every_setting(tmp_path):
+    proc = _run_cli(["--help"], cwd=tmp_path)
+    assert proc.returncode == 0
+    for flag in ("--min-len", "--max-len", "--runs", "--sims", "--max-steps", "--seed", "--device", "--checkpoint", "--log-dir",
+                 "--progress", "--by-distance", "--scrambles", "--out"):
+        assert flag in proc.stdout
+    assert list(tmp_path.iterdir()) == []  # --help writes nothing

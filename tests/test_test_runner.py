@@ -1,0 +1,221 @@
+"""test.py, the single-episode runner: the seed's text output (start cube, then "Step k: move
+NAME (index I)" and the cube after each move, then the outcome), --json, explicit scrambles,
+reproducible seeds, errors, and agreement with evaluate.py's batched episodes.
+
+The repository's ``test.py`` shares its name with Python's own ``test`` package, so it is
+loaded from its path under another module name. Checkpoints as in test_evaluate.py: a
+``random`` net and a ``neutral`` one (heads zeroed), which solves every 1-move scramble.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+import torch
+
+REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+import Optimal_Solver as OS  # noqa: E402
+from Policy_Value_Net import PolicyValueNet, save_checkpoint  # noqa: E402
+from Rubik2x2Env import MOVE_NAMES, SOLVED_STICKERS, apply_move_idx, apply_moves, as_ascii, is_solved, parse_moves  # noqa: E402
+
+
+def _load_runner():
+    spec = importlib.util.spec_from_file_location("rubik_test_runner", REPO / "test.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+runner = _load_runner()
+ASCII_LINES = 6  # the cube net is 6 text lines
+
+
+# --------------------------------------------------------------------------- fixtures and helpers
+@pytest.fixture(scope="module", autouse=True)
+def solver_cache(tmp_path_factory):
+    """The optimal solver's table in a temp folder (a copy of the user's cache when there is
+    one), so these tests never write the user's cache."""
+    folder = tmp_path_factory.mktemp("solver_cache")
+    user_cache = OS.default_cache_path()
+    if user_cache.is_file():
+        shutil.copy(user_cache, folder / OS.CACHE_NAME)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(OS.CACHE_ENV, str(folder))
+        OS.get_solver.cache_clear()
+        yield folder
+    OS.get_solver.cache_clear()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_torch_thread():
+    """Tiny batches gain nothing from a second thread, and beside another busy process
+    (training, a parallel test run) OpenMP's waiting made some of these tests 10-30x slower."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def _make_checkpoint(path: Path, neutral: bool) -> Path:
+    torch.manual_seed(0)
+    net = PolicyValueNet()
+    if neutral:
+        with torch.no_grad():
+            for head in (net.policy_head, net.value_head):
+                head.weight.zero_()
+                head.bias.zero_()
+    save_checkpoint(net, str(path))
+    return path
+
+
+@pytest.fixture(scope="module")
+def checkpoints(tmp_path_factory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("runner_models")
+    paths = {name: _make_checkpoint(folder / f"{name}.pt", name == "neutral") for name in ("random", "neutral")}
+    paths["corrupt"] = folder / "corrupt.pt"
+    paths["corrupt"].write_bytes(b"\x80\x04 not a checkpoint")
+    return paths
+
+
+def _run_main(args: list[str], capsys) -> tuple[int, str, str]:
+    code = runner.main(args)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+# --------------------------------------------------------------------------- the seed's text output
+def test_text_output_has_the_seed_structure(checkpoints, capsys):
+    code, out, _ = _run_main(["--checkpoint", str(checkpoints["random"]), "--seed", "11", "--scramble-len", "4", "--sims", "20", "--max-steps", "5"], capsys)
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].startswith(f"Loaded model {checkpoints['random']}") and "seed 11" in lines[0]
+    assert lines[1].startswith("Scramble (4 moves): ")
+    scramble = lines[1].split(": ", 1)[1].split("   [")[0]
+    cube = apply_moves(SOLVED_STICKERS, parse_moves(scramble))
+    assert lines[2] == "Initial state:"
+    assert "\n".join(lines[3 : 3 + ASCII_LINES]) == as_ascii(cube)
+
+    # Every step: a blank line, "Step k: move NAME (index I)", then the cube after the move.
+    i, k = 3 + ASCII_LINES, 0
+    while lines[i + 1].startswith("Step "):
+        k += 1
+        assert lines[i] == ""
+        name, index = lines[i + 1].removeprefix(f"Step {k}: move ").removesuffix(")").split(" (index ")
+        assert MOVE_NAMES[int(index)] == name
+        cube = apply_move_idx(cube, int(index))
+        assert "\n".join(lines[i + 2 : i + 2 + ASCII_LINES]) == as_ascii(cube)
+        i += 2 + ASCII_LINES
+    assert 1 <= k <= 5
+    assert lines[i] == ""
+    if is_solved(cube):
+        assert lines[i + 1].startswith(f"Solved in {k} move")
+    else:
+        assert k == 5 and lines[i + 1] == "Not solved within 5 moves."
+
+
+def test_json_output_is_one_object_that_replays(checkpoints, capsys):
+    code, out, _ = _run_main(["--checkpoint", str(checkpoints["random"]), "--seed", "2", "--sims", "20", "--max-steps", "6", "--json"], capsys)
+    assert code == 0
+    record = json.loads(out)  # the whole stdout is one JSON object
+    assert {"scramble", "solution", "solved", "length", "optimal", "checkpoint", "seed"} <= set(record)
+    assert record["checkpoint"] == str(checkpoints["random"]) and record["seed"] == 2
+    start = apply_moves(SOLVED_STICKERS, parse_moves(record["scramble"]))
+    assert len(parse_moves(record["scramble"])) == 5  # the default --scramble-len
+    assert record["optimal"] == OS.get_solver().distance(start)
+    end = apply_moves(start, parse_moves(record["solution"]))
+    assert record["length"] == len(parse_moves(record["solution"]))
+    assert record["solved"] == is_solved(end)
+    assert record["solved"] or record["length"] == 6
+
+
+def test_explicit_one_move_scramble_is_solved(checkpoints, capsys):
+    code, out, _ = _run_main(["--checkpoint", str(checkpoints["neutral"]), "--scramble", "R", "--sims", "50", "--json"], capsys)
+    assert code == 0
+    record = json.loads(out)
+    assert record["scramble"] == "R" and record["solved"] and record["length"] == 1 and record["optimal"] == 1
+    code, out, _ = _run_main(["--checkpoint", str(checkpoints["neutral"]), "--scramble", "R", "--sims", "50"], capsys)
+    assert code == 0 and "Step 1: move " in out and "Solved in 1 move " in out and "Step 2" not in out
+
+
+def test_same_seed_same_output(checkpoints, capsys):
+    args = ["--checkpoint", str(checkpoints["random"]), "--seed", "5", "--scramble-len", "6", "--sims", "15", "--max-steps", "4"]
+    first, second = _run_main(args, capsys), _run_main(args, capsys)
+    assert first == second and first[0] == 0
+    other = _run_main([*args[:3], "6", *args[4:]], capsys)
+    assert other[1] != first[1]
+
+
+def test_run_one_episode_api_matches_the_batched_evaluation(checkpoints, tmp_path):
+    import evaluate
+
+    model = runner.load_model(str(checkpoints["random"]), "cpu")
+    record = runner.run_one_episode(model, "cpu", num_simulations=25, max_steps=8, scramble="R U F' L", out=None)
+    assert record["scramble"] == "R U F' L" and record["length"] == len(record["actions"])
+    # Same net, same cube, same search: the one-tree runner and the lockstep batch agree.
+    ev = evaluate.ScrambleEvaluator(model=model, log_dir=str(tmp_path))
+    [batched] = ev.solve_scrambles([(1, "R U F' L", parse_moves("R U F' L"))], num_simulations=25, max_episode_steps=8)
+    assert batched["solution"] == record["solution"] and batched["solved"] == record["solved"]
+
+
+def test_scramble_len_zero_is_already_solved(checkpoints):
+    model = runner.load_model(str(checkpoints["random"]), "cpu")
+    lines: list[str] = []
+    record = runner.run_one_episode(model, "cpu", scramble_len=0, num_simulations=5, seed=0, out=lines.append)
+    assert record["solved"] and record["length"] == 0 and record["optimal"] == 0
+    assert lines[-1].startswith("Solved in 0 moves")
+
+
+# --------------------------------------------------------------------------- errors
+def test_missing_model_one_line_exit_2_no_traceback(tmp_path):
+    proc = subprocess.run([sys.executable, str(REPO / "test.py"), "--checkpoint", "nowhere.pt"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "nowhere.pt" in lines[0] and "python main.py" in lines[0]
+
+
+def test_corrupt_checkpoint_exit_2(checkpoints, capsys):
+    # The file starts like a pickle, which makes torch.load warn: the user must still see one line.
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        code, out, err = _run_main(["--checkpoint", str(checkpoints["corrupt"]), "--json"], capsys)
+    assert not caught
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and "corrupt" in err
+
+
+@pytest.mark.parametrize("bad", [["--scramble", "R X"], ["--sims", "0"], ["--max-steps", "0"], ["--scramble-len", "-1"], ["--seed", "x"], ["--device", "gpu"]])
+def test_bad_flags_are_argparse_errors(bad, capsys):
+    with pytest.raises(SystemExit) as exc:
+        runner.parse_args(bad)
+    assert exc.value.code == 2
+    assert "error:" in capsys.readouterr().err
+
+
+def test_help_and_imports_have_no_side_effects(tmp_path):
+    proc = subprocess.run([sys.executable, str(REPO / "test.py"), "--help"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0
+    for flag in ("--scramble-len", "--scramble", "--sims", "--max-steps", "--seed", "--checkpoint", "--device", "--json"):
+        assert flag in proc.stdout
+    # Importing both scripts prints nothing, writes nothing and sets no environment variable.
+    code = (
+        # gymnasium itself sets PYGAME_HIDE_SUPPORT_PROMPT on import: compare after it.
+        "import os, sys, gymnasium; before = dict(os.environ); sys.path.insert(0, sys.argv[1]); import importlib.util as u\n"
+        "for name in ('evaluate', 'test'):\n"
+        "    s = u.spec_from_file_location('m_' + name, os.path.join(sys.argv[1], name + '.py')); s.loader.exec_module(u.module_from_spec(s))\n"
+        "assert dict(os.environ) == before"
+    )
+    env_proc = subprocess.run([sys.executable, "-c", code, str(REPO)], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert env_proc.returncode == 0, env_proc.stderr
+    assert env_proc.stdout == ""
+    assert list(tmp_path.iterdir()) == []
