@@ -35,6 +35,54 @@ def vectors() -> dict:
     return load_vectors()
 
 
+def make_checkpoint(path: Path, neutral: bool = False) -> Path:
+    """A throwaway model file. ``neutral`` zeroes both heads (uniform priors, value 0): with
+    it a short search always finds the move that solves a 1-move scramble, whereas a random
+    net's saturated values can make the seed's search miss it."""
+    import torch
+
+    from Policy_Value_Net import PolicyValueNet, save_checkpoint
+
+    torch.manual_seed(0)
+    net = PolicyValueNet()
+    if neutral:
+        with torch.no_grad():
+            for head in (net.policy_head, net.value_head):
+                head.weight.zero_()
+                head.bias.zero_()
+    save_checkpoint(net, str(path))
+    return path
+
+
+@pytest.fixture(scope="module")
+def checkpoints(tmp_path_factory) -> dict[str, Path]:
+    """``random`` and ``neutral`` models, and a ``corrupt`` file that only starts like a pickle."""
+    folder = tmp_path_factory.mktemp("models")
+    paths = {name: make_checkpoint(folder / f"{name}.pt", name == "neutral") for name in ("random", "neutral")}
+    paths["corrupt"] = folder / "corrupt.pt"
+    paths["corrupt"].write_bytes(b"\x80\x04 not a checkpoint")
+    return paths
+
+
+@pytest.fixture(scope="module")
+def isolated_solver_cache(tmp_path_factory):
+    """The optimal solver's table in a temp folder (a copy of the user's cache when there is
+    one, else built in about a second), so tests never write the user's cache."""
+    import shutil
+
+    import Optimal_Solver as OS
+
+    folder = tmp_path_factory.mktemp("solver_cache")
+    user_cache = OS.default_cache_path()
+    if user_cache.is_file():
+        shutil.copy(user_cache, folder / OS.CACHE_NAME)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(OS.CACHE_ENV, str(folder))
+        OS.get_solver.cache_clear()
+        yield folder
+    OS.get_solver.cache_clear()
+
+
 @pytest.fixture(scope="module")
 def torch_one_thread():
     """Run a module's small forwards on one thread: on a busy 2-core machine, torch's second

@@ -12,7 +12,6 @@ flake. Settings stay tiny (a few episodes, 10-30 simulations) to keep each test 
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 import warnings
@@ -29,7 +28,7 @@ if str(REPO) not in sys.path:
 import evaluate  # noqa: E402
 import Optimal_Solver as OS  # noqa: E402
 import Policy_Value_Net  # noqa: E402
-from Policy_Value_Net import PolicyValueNet, save_checkpoint  # noqa: E402
+from Policy_Value_Net import PolicyValueNet  # noqa: E402
 from Rubik2x2Env import SOLVED_STICKERS, apply_moves, batch_scramble, is_solved, parse_moves  # noqa: E402
 
 SCRAMBLE_KEYS = {"scramble_len", "solve_rate", "episodes", "solved", "mean_length", "mean_optimal", "mean_ratio_to_optimal"}
@@ -37,50 +36,7 @@ TINY = ["--runs", "2", "--sims", "10", "--max-steps", "4", "--no-progress"]
 
 
 # --------------------------------------------------------------------------- fixtures and helpers
-@pytest.fixture(scope="module", autouse=True)
-def solver_cache(tmp_path_factory):
-    """The optimal solver's table in a temp folder (a copy of the user's cache when there is
-    one, else built in about a second), so these tests never write the user's cache."""
-    folder = tmp_path_factory.mktemp("solver_cache")
-    user_cache = OS.default_cache_path()
-    if user_cache.is_file():
-        shutil.copy(user_cache, folder / OS.CACHE_NAME)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv(OS.CACHE_ENV, str(folder))
-        OS.get_solver.cache_clear()
-        yield folder
-    OS.get_solver.cache_clear()
-
-
-@pytest.fixture(scope="module", autouse=True)
-def one_torch_thread():
-    """Tiny batches gain nothing from a second thread, and beside another busy process
-    (training, a parallel test run) OpenMP's waiting made some of these tests 10-30x slower."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
-def _make_checkpoint(path: Path, neutral: bool) -> Path:
-    torch.manual_seed(0)
-    net = PolicyValueNet()
-    if neutral:
-        with torch.no_grad():
-            for head in (net.policy_head, net.value_head):
-                head.weight.zero_()
-                head.bias.zero_()
-    save_checkpoint(net, str(path))
-    return path
-
-
-@pytest.fixture(scope="module")
-def checkpoints(tmp_path_factory) -> dict[str, Path]:
-    folder = tmp_path_factory.mktemp("eval_models")
-    paths = {name: _make_checkpoint(folder / f"{name}.pt", name == "neutral") for name in ("random", "neutral")}
-    paths["corrupt"] = folder / "corrupt.pt"
-    paths["corrupt"].write_bytes(b"\x80\x04 not a checkpoint")  # pickle-like: torch.load warns first
-    return paths
+pytestmark = pytest.mark.usefixtures("isolated_solver_cache", "torch_one_thread")
 
 
 def _run_cli(args: list[str], cwd: Path) -> subprocess.CompletedProcess:

@@ -27,12 +27,10 @@ os.environ["PYGAME_HIDE_SUPPORT_PROMPT"] = "1"
 import numpy as np
 import pygame
 import pytest
-import torch
 
 REPO = Path(__file__).resolve().parents[1]  # conftest.py puts it on sys.path
 
 import PyGame
-from Policy_Value_Net import PolicyValueNet, save_checkpoint
 from Rubik2x2Env import MOVE_NAMES, Rubik2x2Env, apply_move_idx, apply_moves, is_solved, parse_moves, solved_cube
 
 HOME = PyGame.STICKER_COLORS  # colour of each face when solved (U R F D L B)
@@ -40,24 +38,6 @@ U, R, F, D, L, B = range(6)
 
 
 # --------------------------------------------------------------------------- fixtures and helpers
-def _make_checkpoint(path: Path, neutral: bool) -> Path:
-    torch.manual_seed(0)
-    net = PolicyValueNet()
-    if neutral:
-        with torch.no_grad():
-            for head in (net.policy_head, net.value_head):
-                head.weight.zero_()
-                head.bias.zero_()
-    save_checkpoint(net, str(path))
-    return path
-
-
-@pytest.fixture(scope="module")
-def checkpoints(tmp_path_factory) -> dict[str, Path]:
-    folder = tmp_path_factory.mktemp("gui_models")
-    return {name: _make_checkpoint(folder / f"{name}.pt", name == "neutral") for name in ("random", "neutral")}
-
-
 @pytest.fixture
 def make_app(checkpoints):
     apps = []
