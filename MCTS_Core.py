@@ -73,7 +73,7 @@ class NetworkEvaluator:
     def clear(self) -> None:
         self._index.clear()
 
-    @torch.no_grad()
+    @torch.inference_mode()
     def forward(self, cubes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Network outputs for ``(n, 24)`` cubes, no cache."""
         self.network_states += len(cubes)
