@@ -41,6 +41,7 @@ def solved_value(moves: int) -> float:
 
 
 UNSOLVED_VALUE = -1.0
+VALUE_TARGETS = ("episode", "remaining")
 
 
 @dataclass
@@ -68,13 +69,32 @@ class EpisodeResults:
         """``[E]`` target value z of each episode."""
         return np.array([solved_value(len(a)) if s else UNSOLVED_VALUE for a, s in zip(self.actions, self.solved)])
 
-    def dataset(self) -> list[tuple[np.ndarray, np.ndarray, float]]:
+    def state_values(self, value_target: str = "episode") -> list[np.ndarray]:
+        """Per episode, the target value of each searched state.
+
+        ``"episode"`` (the seed): every state of an episode solved in n moves gets
+        ``max(0.4, 1 - 0.03 n)``. ``"remaining"`` (beyond the seed): the state t moves into
+        that episode gets ``max(0.4, 1 - 0.03 (n - t))``, the moves still needed from it, so
+        the value can tell a state close to solved from one far away. Unsolved: -1 either way.
+        """
+        if value_target not in VALUE_TARGETS:
+            raise ValueError(f"value_target must be one of {VALUE_TARGETS}, got {value_target!r}")
+        out = []
+        for actions, solved, z in zip(self.actions, self.solved, self.values()):
+            n = len(actions)
+            if solved and value_target == "remaining":
+                out.append(np.maximum(0.4, 1.0 - 0.03 * (n - np.arange(n))).astype(np.float32))
+            else:
+                out.append(np.full(n, z, dtype=np.float32))
+        return out
+
+    def dataset(self, value_target: str = "episode") -> list[tuple[np.ndarray, np.ndarray, float]]:
         """The seed's dataset: ``(observation (144,), pi (12,), z)`` for every searched state,
         episode by episode."""
         data = []
-        for cubes, pis, z in zip(self.states, self.policies, self.values()):
-            for obs, pi in zip(batch_onehot(cubes), pis):
-                data.append((obs, pi, float(z)))
+        for cubes, pis, zs in zip(self.states, self.policies, self.state_values(value_target)):
+            for obs, pi, z in zip(batch_onehot(cubes), pis, zs.tolist()):
+                data.append((obs, pi, z))
         return data
 
 
@@ -160,11 +180,13 @@ def generate_self_play_data(
     use_cache: bool = True,
     progress: bool = False,
     return_results: bool = False,
+    value_target: str = "episode",
 ):
     """The seed's entry point: ``(dataset, solve_rate)`` for ``num_episodes`` episodes from
     random scrambles of ``scramble_len`` moves (drawn from ``rng``).
 
     With ``return_results=True`` the ``EpisodeResults`` (timings, moves, ...) come third.
+    ``value_target``: see ``EpisodeResults.state_values`` (default: the seed's).
     """
     rng = np.random.default_rng() if rng is None else rng
     was_training = model.training
@@ -177,7 +199,7 @@ def generate_self_play_data(
         )
     finally:
         model.train(was_training)
-    dataset = results.dataset()
+    dataset = results.dataset(value_target)
     if return_results:
         return dataset, results.solve_rate, results
     return dataset, results.solve_rate

@@ -27,7 +27,7 @@ import torch
 from Plot_Scatter import MetricsLogger
 from Policy_Value_Net import CheckpointError, PolicyValueNet, atomic_write, load_state_dict, resolve_device, save_checkpoint
 from Rubik2x2Env import NUM_ACTIONS, NUM_STICKERS, batch_onehot
-from Self_Play import generate_self_play_data
+from Self_Play import VALUE_TARGETS, generate_self_play_data
 from Train_Network import train_on_selfplay_data
 
 STATE_VERSION = 1
@@ -156,6 +156,12 @@ def parse_args(argv=None) -> argparse.Namespace:
     g.add_argument("--temps", type=float, nargs=4, default=[1.0, 0.7, 0.4, 0.2], metavar=("LE5", "LE9", "LE11", "LONGER"), help="self-play temperature for length <=5, <=9, <=11, longer")
     g.add_argument("--c-puct", type=float, default=1.3, help="PUCT exploration constant")
     g.add_argument("--select-mode", choices=["sample", "greedy"], default="sample", help="how self-play picks moves from the visit counts")
+    g = p.add_argument_group("recipe changes beyond the original (defaults keep the original)")
+    g.add_argument(
+        "--value-target", choices=list(VALUE_TARGETS), default="episode",
+        help="value target of a state in an episode solved in n moves: 'episode' = max(0.4, 1-0.03n) for every state (original); "
+        "'remaining' = max(0.4, 1-0.03*(moves still needed from that state))",
+    )
     g = p.add_argument_group("final evaluation (solve rate by scramble length)")
     g.add_argument("--eval-min-len", type=int, default=1, help="shortest scramble evaluated")
     g.add_argument("--eval-max-len", type=int, default=20, help="longest scramble evaluated")
@@ -270,10 +276,9 @@ def main(argv=None) -> int:
             temp = temperature_for(length, tuple(args.temps))
             _, solve_rate, res = generate_self_play_data(
                 model, args.episodes_per_iter, args.max_episode_steps, sims, length, args.select_mode, temp,
-                device=device, rng=rng, c_puct=args.c_puct, progress=progress, return_results=True,
+                device=device, rng=rng, c_puct=args.c_puct, progress=progress, return_results=True, value_target=args.value_target,
             )
-            counts = [len(s) for s in res.states]
-            buffer.extend(np.concatenate(res.states), np.concatenate(res.policies), np.repeat(res.values(), counts))
+            buffer.extend(np.concatenate(res.states), np.concatenate(res.policies), np.concatenate(res.state_values(args.value_target)))
             sps = res.simulations / max(res.seconds, 1e-9)
             trained = len(buffer) >= min_buffer
             loss = ploss = vloss = None

@@ -8,7 +8,7 @@ from Action_MCTS import pick_action_from_mcts
 from MCTS_Core import MCTS
 from Policy_Value_Net import PolicyValueNet
 from reference_mcts import ReferenceMCTS
-from Rubik2x2Env import Rubik2x2Env, batch_onehot, batch_scramble, encode_onehot
+from Rubik2x2Env import SOLVED_STICKERS, Rubik2x2Env, apply_moves, batch_onehot, batch_scramble, encode_onehot
 from Self_Play import generate_self_play_data, play_episodes, solved_value, visits_to_policy
 from Train_Network import alphazero_loss, train_on_selfplay_data
 
@@ -143,3 +143,18 @@ def test_training_is_reproducible_with_a_seed():
         torch.manual_seed(1)
         results.append(train_on_selfplay_data(PolicyValueNet(), data, batch_size=8, epochs=2, seed=3)[1])
     assert results[0] == results[1]
+
+
+def test_remaining_value_target_counts_moves_still_needed():
+    torch.manual_seed(0)
+    starts = np.stack([apply_moves(SOLVED_STICKERS, [0, 2, 4]), apply_moves(SOLVED_STICKERS, [0, 2, 4, 6, 8, 10, 1])])
+    res = play_episodes(PolicyValueNet(), starts, 3, 10, "greedy")
+    res.solved[:] = [True, False]  # pretend: episode 0 solved in its moves, episode 1 not
+    n = len(res.actions[0])
+    episode, remaining = res.state_values("episode"), res.state_values("remaining")
+    np.testing.assert_allclose(episode[0], np.full(n, solved_value(n)))
+    np.testing.assert_allclose(remaining[0], [solved_value(n - t) for t in range(n)])
+    assert (episode[1] == -1).all() and (remaining[1] == -1).all()
+    assert [z for _, _, z in res.dataset("remaining")][:n] == pytest.approx(remaining[0].tolist())
+    with pytest.raises(ValueError):
+        res.state_values("bogus")
