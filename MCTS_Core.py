@@ -189,7 +189,7 @@ class _Tree:
         self.cube = np.zeros((size, NUM_STICKERS), dtype=np.int8)  # [B*M, 24]
         self.last_action = np.full(size, NO_ACTION, dtype=np.intp)  # [B*M] move into the node
         self.face_count = np.zeros(size, dtype=np.intp)  # [B*M] repeats of that move's face
-        self.expanded = np.zeros(size, dtype=bool)  # [B*M] has network priors and children
+        self.expanded = np.zeros(size + 1, dtype=bool)  # [B*M + 1] has priors and children; last slot: sentinel for UNVISITED
         self.children = np.full(size * NUM_ACTIONS, UNVISITED, dtype=np.intp)  # [B*M*12] flat child index
         self.stats = np.zeros((size, 3, NUM_ACTIONS), dtype=np.float64)  # [B*M, (N, W, c_puct*P), 12]
         self.child_visits = np.zeros(size, dtype=np.float64)  # [B*M] sum of the children's N
@@ -228,6 +228,7 @@ class _Tree:
         path_actions: list[np.ndarray] = []
         path_trees: list[np.ndarray] = []  # per depth: positions (into ``trees``) of those trees
         pos = np.arange(len(trees))
+        # Per tree, the last edge taken; when the descent ends it is the leaf's edge.
         leaf_parent = np.empty(len(trees), dtype=np.intp)
         leaf_action = np.empty(len(trees), dtype=np.intp)
         leaf_child = np.empty(len(trees), dtype=np.intp)
@@ -243,13 +244,10 @@ class _Tree:
             path_nodes.append(node)
             path_actions.append(action)
             path_trees.append(pos)
-            # Continue through expanded children; stop at a new child or a solved (terminal) one.
-            go_on = child != UNVISITED
-            go_on[go_on] = self.expanded[child[go_on]]
-            stop = ~go_on
-            leaf_parent[pos[stop]] = node[stop]
-            leaf_action[pos[stop]] = action[stop]
-            leaf_child[pos[stop]] = child[stop]
+            leaf_parent[pos], leaf_action[pos], leaf_child[pos] = node, action, child
+            # Continue through expanded children; stop at a new child (UNVISITED = -1 reads
+            # the always-False sentinel at the end of ``expanded``) or a solved one.
+            go_on = self.expanded[child]
             node, pos = child[go_on], pos[go_on]
 
         # Create the new leaves (children never visited before) in one vectorised pass.

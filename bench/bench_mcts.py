@@ -38,6 +38,10 @@ def main() -> None:
     def add(name, value):
         rows.setdefault(name, []).append(value)
 
+    # Warm-up (not timed): first calls pay for lazy initialisation in torch and numpy.
+    ReferenceMCTS(one_state_evaluator(model), num_simulations=50).run(roots[-1])
+    MCTS(model, num_simulations=20).run_batch(roots[:80])
+    network_rate(model, roots[:80], seconds=0.3)
     for r in range(args.rounds):
         _, t = timed(lambda: reference.run(roots[r]))
         add("reference, 1 tree, 200 sims (sims/s)", 200 / t)

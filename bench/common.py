@@ -12,7 +12,6 @@ sys.path[:0] = [ROOT, os.path.join(ROOT, "tests")]
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from MCTS_Core import NetworkEvaluator  # noqa: E402
 from Policy_Value_Net import PolicyValueNet  # noqa: E402
 from Rubik2x2Env import batch_onehot  # noqa: E402
 
@@ -23,12 +22,14 @@ def random_net(seed: int = 0) -> PolicyValueNet:
 
 
 def one_state_evaluator(model):
-    """Batch-1 network calls, no cache: how the original search evaluates leaves."""
-    evaluator = NetworkEvaluator(model, use_cache=False)
+    """Batch-1 network calls, no cache, as the original search evaluates a leaf: its stored
+    observation as a tensor, ``model.predict``, results back to numpy."""
+    device = next(model.parameters()).device
 
-    def evaluate(cube):
-        priors, values = evaluator(np.asarray(cube).reshape(1, 24))
-        return priors[0], values[0]
+    def evaluate(cube, obs):
+        obs_t = torch.tensor(obs, dtype=torch.float32).unsqueeze(0).to(device)
+        policy, value = model.predict(obs_t)
+        return policy.squeeze(0).cpu().numpy(), float(value.reshape(-1)[0])
 
     return evaluate
 

@@ -8,12 +8,13 @@ import math
 
 import numpy as np
 
-from Rubik2x2Env import NUM_ACTIONS, apply_move_idx, is_solved, legal_action_mask
+from Rubik2x2Env import NUM_ACTIONS, Rubik2x2Env, apply_move_idx, encode_onehot, is_solved
 
 
 class MCTSNode:
-    def __init__(self, cube, action_mask, parent=None, prior=0.0, last_action=None, repeat_count=0):
+    def __init__(self, cube, obs, action_mask, parent=None, prior=0.0, last_action=None, repeat_count=0):
         self.cube = cube
+        self.obs = obs  # as the seed's node: the observation is stored with the cube
         self.action_mask = action_mask
         self.parent = parent
         self.prior = prior
@@ -29,16 +30,22 @@ class MCTSNode:
 
 
 class ReferenceMCTS:
-    """``evaluate(cube (24,)) -> (priors (12,), value)``: one state per call."""
+    """``evaluate(cube (24,), obs (144,)) -> (priors (12,), value)``: one state per call.
+
+    Written as the seed describes its MCTS: nodes hold cube and observation, and the mask
+    of each new child comes from a ``mask_env`` synced with the child's cube and move history.
+    """
 
     def __init__(self, evaluate, c_puct=1.3, num_simulations=200):
         self.evaluate = evaluate
         self.c_puct = c_puct
         self.num_simulations = num_simulations
+        self.mask_env = Rubik2x2Env(use_action_mask=True)
 
     def run(self, root_cube, root_action_mask=None, last_action=None, repeat_count=0):
         mask = np.ones(NUM_ACTIONS, bool) if root_action_mask is None else np.asarray(root_action_mask, bool)
-        root = MCTSNode(np.asarray(root_cube).reshape(24).astype(np.int8), mask, last_action=last_action, repeat_count=repeat_count)
+        cube = np.asarray(root_cube).reshape(24).astype(np.int8)
+        root = MCTSNode(cube, encode_onehot(cube), mask, last_action=last_action, repeat_count=repeat_count)
         for _ in range(self.num_simulations):
             leaf, path = self._select(root)
             value = self._expand_and_evaluate(leaf)
@@ -69,7 +76,7 @@ class ReferenceMCTS:
     def _expand_and_evaluate(self, leaf):
         if is_solved(leaf.cube):
             return 1.0
-        priors, value = self.evaluate(leaf.cube)
+        priors, value = self.evaluate(leaf.cube, leaf.obs)
         for a in range(NUM_ACTIONS):
             if not leaf.action_mask[a]:
                 continue
@@ -77,8 +84,10 @@ class ReferenceMCTS:
                 count = leaf.repeat_count + 1
             else:
                 count = 1
-            child_mask = legal_action_mask(a, count)
-            leaf.children[a] = MCTSNode(apply_move_idx(leaf.cube, a), child_mask, leaf, float(priors[a]), a, count)
+            new_cube = apply_move_idx(leaf.cube, a)
+            self.mask_env.set_state(new_cube, a, count)
+            child_mask = self.mask_env._legal_action_mask()
+            leaf.children[a] = MCTSNode(new_cube, encode_onehot(new_cube), child_mask, leaf, float(priors[a]), a, count)
         return float(value)
 
     def _backup(self, path, value, leaf):

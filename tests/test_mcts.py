@@ -98,7 +98,7 @@ def reference_evaluate(model, memo):
     """One state per call (the reference's interface). Memoised: the reference is slow, and
     a state's outputs do not depend on the batch it was evaluated in (float64, rounded)."""
 
-    def evaluate(cube):
+    def evaluate(cube, obs=None):
         key = np.asarray(cube, dtype=np.int8).tobytes()
         if key not in memo:
             p, v = rounded_eval(model, np.asarray(cube).reshape(1, 24))

@@ -23,7 +23,7 @@ def rounded_evaluators(seed=0):
             logits, v = net(torch.from_numpy(batch_onehot(cubes)).double())
         return np.round(torch.softmax(logits, -1).numpy(), 6).astype(np.float32), np.round(v.numpy().reshape(-1), 6).astype(np.float32)
 
-    def one(cube):
+    def one(cube, obs=None):
         p, v = batch(np.asarray(cube).reshape(1, 24))
         return p[0], v[0]
 
