@@ -177,13 +177,22 @@ class ScrambleEvaluator:
         not run. Returns the PNG path."""
         results = self.results if self.results is not None else self._load(SCRAMBLE_RESULT_FILE)
         xs = [r["scramble_len"] for r in results]
+        return self._plot_rate_and_ratio(
+            xs, results, "scramble length (random moves)", "tab:blue",
+            "Solve rate by scramble length" + _settings_text(self._settings), None, filename,
+        )
+
+    def _plot_rate_and_ratio(self, xs, rows, xlabel, color, title, overall_ratio, filename) -> str:
+        """Two panels: solve rate (%) and mean length/optimal of ``rows`` against ``xs``."""
         fig, (ax_rate, ax_ratio) = plt.subplots(1, 2, figsize=(13, 4.8))
-        _bars(ax_rate, xs, [100 * r["solve_rate"] for r in results], "tab:blue", "{:.0f}")
+        _bars(ax_rate, xs, [100 * r["solve_rate"] for r in rows], color, "{:.0f}")
         ax_rate.set_ylim(0, 109)
-        ax_rate.set_xlabel("scramble length (random moves)")
+        ax_rate.set_xlabel(xlabel)
         ax_rate.set_ylabel("solve rate (%)")
-        ax_rate.set_title("Solve rate by scramble length" + _settings_text(self._settings))
-        _ratio_panel(ax_ratio, xs, [r.get("mean_ratio_to_optimal") for r in results], "scramble length (random moves)")
+        ax_rate.set_title(title)
+        _ratio_panel(ax_ratio, xs, [r.get("mean_ratio_to_optimal") for r in rows], xlabel)
+        if overall_ratio is not None:
+            ax_ratio.set_title(f"Solution length / optimal (solved episodes; overall {overall_ratio:.2f})")
         fig.tight_layout()
         path = os.path.join(self.log_dir, filename)
         save_figure(fig, path)
@@ -232,20 +241,11 @@ class ScrambleEvaluator:
         data = self.distance_results if self.distance_results is not None else self._load(DISTANCE_RESULT_FILE)
         rows = data["by_distance"]
         xs = [r["distance"] for r in rows]
-        fig, (ax_rate, ax_ratio) = plt.subplots(1, 2, figsize=(13, 4.8))
-        _bars(ax_rate, xs, [100 * r["solve_rate"] for r in rows], "tab:green", "{:.0f}")
-        ax_rate.set_ylim(0, 109)
-        ax_rate.set_xlabel("true distance (optimal quarter turns)")
-        ax_rate.set_ylabel("solve rate (%)")
-        ax_rate.set_title("Solve rate by true distance" + _settings_text(self._settings, "positions at most per distance"))
-        _ratio_panel(ax_ratio, xs, [r["mean_ratio_to_optimal"] for r in rows], "true distance (optimal quarter turns)")
-        overall = data["overall"].get("mean_ratio_to_optimal")
-        if overall is not None:
-            ax_ratio.set_title(f"Solution length / optimal (solved episodes; overall {overall:.2f})")
-        fig.tight_layout()
-        path = os.path.join(self.log_dir, filename)
-        save_figure(fig, path)
-        return path
+        return self._plot_rate_and_ratio(
+            xs, rows, "true distance (optimal quarter turns)", "tab:green",
+            "Solve rate by true distance" + _settings_text(self._settings, "positions at most per distance"),
+            data["overall"].get("mean_ratio_to_optimal"), filename,
+        )
 
     # -- beyond the seed: a fixed test set ------------------------------------------------
     def solve_scrambles(self, scrambles: list[tuple[int, str, list[int]]], num_simulations=1000, max_episode_steps=40, progress=False) -> list[dict]:
