@@ -11,25 +11,32 @@ VALUE_WEIGHT = 1.0
 POLICY_WEIGHT = 1.2
 
 
-def alphazero_loss(policy_logits, value_pred, target_pi, target_v):
-    """``1.0 * MSE(v, z) + 1.2 * CE(pi, softmax(logits))``; returns (loss, policy_loss, value_loss)."""
+def alphazero_loss(policy_logits, value_pred, target_pi, target_v, value_weight: float = VALUE_WEIGHT):
+    """``1.0 * MSE(v, z) + 1.2 * CE(pi, softmax(logits))``; returns (loss, policy_loss, value_loss).
+
+    ``value_weight`` replaces the 1.0 (``main.py --value-weight``): values one move apart
+    differ by only 0.03, so an error of a whole move costs 0.0009 in the MSE.
+    """
     value_pred = value_pred.squeeze(-1)
     value_loss = F.mse_loss(value_pred, target_v)
     log_prob = F.log_softmax(policy_logits, dim=-1)
     policy_loss = -(target_pi * log_prob).sum(dim=-1).mean()
-    loss = VALUE_WEIGHT * value_loss + POLICY_WEIGHT * policy_loss
+    loss = value_weight * value_loss + POLICY_WEIGHT * policy_loss
     return loss, policy_loss, value_loss
 
 
 def dataset_to_tensors(dataset) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """A list of ``(state (144,), pi (12,), z)`` -> three float32 tensors."""
+    """A list of ``(state (144,), pi (12,), z)``, or a tuple of three arrays
+    ``(states (n, 144), pis (n, 12), zs (n,))``, -> three float32 tensors."""
+    if isinstance(dataset, tuple) and len(dataset) == 3 and np.ndim(dataset[0]) == 2:
+        return tuple(torch.as_tensor(np.asarray(a, dtype=np.float32)) for a in dataset)
     states = torch.from_numpy(np.stack([np.asarray(s, dtype=np.float32) for s, _, _ in dataset]))
     pis = torch.from_numpy(np.stack([np.asarray(p, dtype=np.float32) for _, p, _ in dataset]))
     zs = torch.tensor([float(z) for _, _, z in dataset], dtype=torch.float32)
     return states, pis, zs
 
 
-def train_on_selfplay_data(model, dataset, batch_size: int = 256, epochs: int = 10, lr: float = 2e-4, device=None, seed: int | None = None, progress: bool = False, verbose: bool = False):
+def train_on_selfplay_data(model, dataset, batch_size: int = 256, epochs: int = 10, lr: float = 2e-4, device=None, seed: int | None = None, progress: bool = False, verbose: bool = False, value_weight: float = VALUE_WEIGHT):
     """Train ``model`` on ``dataset`` for ``epochs`` shuffled passes of ``batch_size``.
 
     As the seed, a new Adam optimizer is made on every call. Returns ``(model, loss,
@@ -50,7 +57,7 @@ def train_on_selfplay_data(model, dataset, batch_size: int = 256, epochs: int = 
         for start in range(0, n, batch_size):
             idx = order[start : start + batch_size]
             logits, value = model(states[idx])
-            loss, policy_loss, value_loss = alphazero_loss(logits, value, pis[idx], zs[idx])
+            loss, policy_loss, value_loss = alphazero_loss(logits, value, pis[idx], zs[idx], value_weight)
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             optimizer.step()

@@ -5,6 +5,12 @@ scramble length, add them to the replay buffer, train on a sample of it (once it
 ``8 * batch size`` states), save the checkpoint, log, and let the curriculum raise the
 scramble length. At the end, evaluate the solve rate by scramble length.
 
+``--targets lookahead`` (beyond the seed) replaces the self-play step: every iteration
+takes ``--states-per-iter`` states from random scramble paths of the current length, gets
+their value and policy targets from a one-ply full-width search with the current network
+(Lookahead_Targets.py), and trains on them; the solve rate that drives the curriculum is
+then the network's own greedy solve rate on ``--episodes-per-iter`` fresh scrambles.
+
 Stop at any time (Ctrl-C or SIGTERM): the last completed iteration is on disk and running
 the same command again continues from the next one. ``--fresh`` starts over.
 """
@@ -26,9 +32,12 @@ import torch
 
 from Plot_Scatter import MetricsLogger
 from Policy_Value_Net import CheckpointError, PolicyValueNet, atomic_write, load_state_dict, resolve_device, save_checkpoint
-from Rubik2x2Env import NUM_ACTIONS, NUM_STICKERS, batch_onehot
+from Lookahead_Targets import greedy_policy_solve_rate, lookahead_targets, scramble_path_states
+from Rubik2x2Env import NUM_ACTIONS, NUM_STICKERS, batch_onehot, batch_scramble
 from Self_Play import VALUE_TARGETS, generate_self_play_data
-from Train_Network import train_on_selfplay_data
+from Train_Network import VALUE_WEIGHT, train_on_selfplay_data
+
+TARGET_SOURCES = ("selfplay", "lookahead")
 
 STATE_VERSION = 1
 
@@ -162,6 +171,13 @@ def parse_args(argv=None) -> argparse.Namespace:
         help="value target of a state in an episode solved in n moves: 'episode' = max(0.4, 1-0.03n) for every state (original); "
         "'remaining' = max(0.4, 1-0.03*(moves still needed from that state))",
     )
+    g.add_argument(
+        "--targets", choices=list(TARGET_SOURCES), default="selfplay",
+        help="where training targets come from: 'selfplay' = MCTS self-play episodes (original); 'lookahead' = "
+        "states of random scramble paths, targets from a one-ply search of all 12 moves with the current network",
+    )
+    g.add_argument("--states-per-iter", type=int, default=32768, help="with --targets lookahead: states generated and trained on per iteration")
+    g.add_argument("--value-weight", type=float, default=VALUE_WEIGHT, help="weight of the value MSE in the loss (original 1.0; the policy's is 1.2)")
     g = p.add_argument_group("final evaluation (solve rate by scramble length)")
     g.add_argument("--eval-min-len", type=int, default=1, help="shortest scramble evaluated")
     g.add_argument("--eval-max-len", type=int, default=20, help="longest scramble evaluated")
@@ -182,6 +198,7 @@ def parse_args(argv=None) -> argparse.Namespace:
         (args.episodes_per_iter >= 1, "--episodes-per-iter must be at least 1"),
         (args.epochs >= 1 and args.batch_size >= 1, "--epochs and --batch-size must be at least 1"),
         (args.lr > 0, "--lr must be positive"),
+        (args.states_per_iter >= 1 and args.value_weight > 0, "--states-per-iter must be at least 1 and --value-weight positive"),
         (args.window >= 1, "--window must be at least 1"),
         (args.start_scramble_len >= 1, "--start-scramble-len must be at least 1"),
         (args.max_episode_steps >= 1, "--max-episode-steps must be at least 1"),
@@ -272,28 +289,38 @@ def main(argv=None) -> int:
         for it in range(first_iter, args.num_iters + 1):
             t0 = time.perf_counter()
             length = curriculum.scramble_len
-            sims = simulations_for(length, tuple(args.sims))
-            temp = temperature_for(length, tuple(args.temps))
-            _, solve_rate, res = generate_self_play_data(
-                model, args.episodes_per_iter, args.max_episode_steps, sims, length, args.select_mode, temp,
-                device=device, rng=rng, c_puct=args.c_puct, progress=progress, return_results=True, value_target=args.value_target,
-            )
-            buffer.extend(np.concatenate(res.states), np.concatenate(res.policies), np.concatenate(res.state_values(args.value_target)))
-            sps = res.simulations / max(res.seconds, 1e-9)
-            trained = len(buffer) >= min_buffer
+            if args.targets == "lookahead":
+                cubes, depth, last = scramble_path_states(rng, args.states_per_iter, length)
+                z, pi = lookahead_targets(model, cubes, depth, last, device)
+                start_cubes, _ = batch_scramble(rng, args.episodes_per_iter, length)
+                solve_rate = greedy_policy_solve_rate(model, start_cubes, args.max_episode_steps, device)
+                sample, trained, rate = (batch_onehot(cubes), pi, z), True, ("states/s", len(z) / (time.perf_counter() - t0))
+                what = f"lookahead {len(z)} states | greedy"
+            else:
+                sims = simulations_for(length, tuple(args.sims))
+                temp = temperature_for(length, tuple(args.temps))
+                _, solve_rate, res = generate_self_play_data(
+                    model, args.episodes_per_iter, args.max_episode_steps, sims, length, args.select_mode, temp,
+                    device=device, rng=rng, c_puct=args.c_puct, progress=progress, return_results=True, value_target=args.value_target,
+                )
+                buffer.extend(np.concatenate(res.states), np.concatenate(res.policies), np.concatenate(res.state_values(args.value_target)))
+                rate = ("sims/s", res.simulations / max(res.seconds, 1e-9))
+                trained = len(buffer) >= min_buffer
+                sample = buffer.sample(rng, sample_size) if trained else None
+                what = f"sims {sims} | T {temp:.2f} |"
             loss = ploss = vloss = None
             if trained:
-                sample = buffer.sample(rng, sample_size)
                 _, loss, ploss, vloss = train_on_selfplay_data(
                     model, sample, args.batch_size, args.epochs, args.lr, device=device,
-                    seed=int(rng.integers(2**62)), progress=progress,
+                    seed=int(rng.integers(2**62)), progress=progress, value_weight=args.value_weight,
                 )
+                num_samples = len(sample[2]) if isinstance(sample, tuple) else len(sample)
             with guard.deferred():  # a signal now waits until everything is on disk
                 if trained:
-                    logger.log_iteration(it, loss, ploss, vloss, solve_rate, length, len(sample), sims_per_second=sps, buffer=len(buffer))
+                    logger.log_iteration(it, loss, ploss, vloss, solve_rate, length, num_samples, **{f"charts/{rate[0].replace('/', '_per_')}": rate[1]}, buffer=len(buffer))
                     changed = curriculum.record(solve_rate)
                 else:
-                    logger.log_scalars(it, {"charts/solve_rate_warmup": solve_rate, "charts/sims_per_second": sps})
+                    logger.log_scalars(it, {"charts/solve_rate_warmup": solve_rate, "charts/sims_per_s": rate[1]})
                     changed = False
                 state = {
                     "version": STATE_VERSION, "iteration": it, "scramble_len": curriculum.scramble_len,
@@ -306,10 +333,10 @@ def main(argv=None) -> int:
                 logger.save_json()
                 if logger.metrics["iterations"]:
                     logger.plot_all()
-            losses = f"loss {loss:.4f} (pi {ploss:.4f}, v {vloss:.4f}) | samples {len(sample)}" if trained else f"warm-up: buffer {len(buffer)}/{min_buffer}, no training"
+            losses = f"loss {loss:.4f} (pi {ploss:.4f}, v {vloss:.4f}) | samples {num_samples}" if trained else f"warm-up: buffer {len(buffer)}/{min_buffer}, no training"
             print(
-                f"iter {it:3d}/{args.num_iters} | len {length:2d} | sims {sims} | T {temp:.2f} | solve {100 * solve_rate:5.1f}% | "
-                f"{losses} | {sps:,.0f} sims/s | {time.perf_counter() - t0:5.1f}s | total {time.strftime('%H:%M:%S', time.gmtime(time.perf_counter() - start))}"
+                f"iter {it:3d}/{args.num_iters} | len {length:2d} | {what} solve {100 * solve_rate:5.1f}% | "
+                f"{losses} | {rate[1]:,.0f} {rate[0]} | {time.perf_counter() - t0:5.1f}s | total {time.strftime('%H:%M:%S', time.gmtime(time.perf_counter() - start))}"
                 + (f" | scramble length -> {curriculum.scramble_len}" if changed else ""),
                 flush=True,
             )

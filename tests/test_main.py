@@ -33,6 +33,7 @@ def test_defaults_are_the_seed_recipe():
     assert a.sims == [300, 600, 800] and a.temps == [1.0, 0.7, 0.4, 0.2] and a.c_puct == 1.3
     assert (a.eval_min_len, a.eval_max_len, a.eval_runs, a.eval_sims, a.eval_max_steps) == (1, 20, 100, 1000, 40)
     assert a.start_scramble_len == 3 and a.window == 8 and a.select_mode == "sample"
+    assert a.value_target == "episode" and a.targets == "selfplay" and a.value_weight == 1.0  # changes are opt-in
 
 
 def test_simulation_and_temperature_schedules():
@@ -107,6 +108,23 @@ def test_resume_gives_the_same_run_as_no_interruption(tmp_path):
     assert a["iterations"] == b["iterations"] == [1, 2, 3, 4]
     assert a["scramble_lengths"] == b["scramble_lengths"] and a["solve_rates"] == b["solve_rates"]
     assert a["losses"] == pytest.approx(b["losses"], rel=1e-5)
+
+
+def test_lookahead_targets_run_and_resume_like_an_uninterrupted_run(tmp_path):
+    look = ["--targets", "lookahead", "--states-per-iter", "64", "--value-weight", "300", "--skip-eval"]
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    out = run_main(tmp_path / "a", "--num-iters", "3", *look)
+    assert out.returncode == 0, out.stderr
+    lines = [l for l in out.stdout.splitlines() if l.startswith("iter ")]
+    assert len(lines) == 3 and all("lookahead" in l and "states/s" in l for l in lines)
+    assert run_main(tmp_path / "b", "--num-iters", "1", *look).returncode == 0
+    assert run_main(tmp_path / "b", "--num-iters", "3", *look).returncode == 0
+    a = json.loads((tmp_path / "a" / "logs" / "metrics.json").read_text())
+    b = json.loads((tmp_path / "b" / "logs" / "metrics.json").read_text())
+    assert a["iterations"] == b["iterations"] == [1, 2, 3]
+    assert a["num_samples"] == b["num_samples"] == [66] * 3  # whole scramble paths: 22 of length 3
+    assert a["solve_rates"] == b["solve_rates"] and a["losses"] == pytest.approx(b["losses"], rel=1e-5)
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])

@@ -1,0 +1,131 @@
+"""Training targets from a one-ply, full-width lookahead (``main.py --targets lookahead``).
+
+Why this exists: the original recipe's value target gives every state of an episode the
+same value, so the value head learns almost nothing about how far a cube is from solved,
+the search follows the prior, and long positions fail (README, "Why the original recipe
+stops short"). Here every target comes from searching all 12 moves of a state with the
+current network, so the value is a Bellman backup and the policy points at the move the
+lookahead rates best. It is the value-iteration idea of DeepCube's ADI (one of the seed
+documents) in the seed's value scale:
+
+    v(solved) = 1,   v(s) = max over the 12 moves a of v(child_a) - 0.03,
+
+so a state d moves from solved is worth ``1 - 0.03 d``, the same number the original's
+``max(0.4, 1 - 0.03 n)`` gives an episode solved in n moves.
+
+States come from random scramble paths (every prefix of a path is a training state). Two
+facts that need no solver make the targets safer:
+- an unsolved child is worth at most ``1 - 0.03`` (it is at least one move from solved),
+  which keeps an over-optimistic network from pushing every target to 1;
+- a state reached by a scramble of k moves is at most k moves from solved, so undoing the
+  scramble's last move leads to a child worth at least ``1 - 0.03 (k - 1)``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from Rubik2x2Env import (
+    NO_ACTION,
+    NUM_ACTIONS,
+    SOLVED_STICKERS,
+    batch_apply_moves,
+    batch_is_solved,
+    batch_onehot,
+    legal_action_mask,
+    next_face_count,
+    scramble_moves,
+)
+
+STEP_COST = 0.03  # value lost per move, the seed's 0.03 per move of an episode
+UNSOLVED_MAX = 1.0 - STEP_COST
+
+
+def scramble_path_states(rng: np.random.Generator, num_states: int, max_len: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """About ``num_states`` cubes: every prefix of ``ceil(num_states / max_len)`` random
+    scrambles of ``max_len`` moves, so scramble depths 1..max_len are equally common.
+
+    Returns ``cubes (n, 24) int8``, ``depth (n,)`` (moves scrambled so far) and
+    ``last (n,)`` (the last scramble move), ordered depth by depth.
+    """
+    paths = -(-num_states // max_len)
+    moves = scramble_moves(rng, paths, max_len)
+    cubes = np.tile(SOLVED_STICKERS, (paths, 1))
+    out = []
+    for i in range(max_len):
+        cubes = batch_apply_moves(cubes, moves[:, i])
+        out.append(cubes)
+    depth = np.repeat(np.arange(1, max_len + 1), paths)
+    return np.concatenate(out), depth, moves.T.reshape(-1)
+
+
+@torch.no_grad()
+def child_values(model: torch.nn.Module, cubes: np.ndarray, device=None, batch: int = 16384) -> np.ndarray:
+    """``(n, 12)`` value of the child after each move: 1 if it is solved, else the
+    network's value capped at ``1 - 0.03``."""
+    device = device if device is not None else next(model.parameters()).device
+    n = len(cubes)
+    kids = batch_apply_moves(np.repeat(cubes, NUM_ACTIONS, axis=0), np.tile(np.arange(NUM_ACTIONS), n))
+    values = np.empty(len(kids), dtype=np.float64)
+    for start in range(0, len(kids), batch):
+        x = torch.from_numpy(batch_onehot(kids[start : start + batch])).to(device)
+        values[start : start + batch] = model(x)[1].squeeze(-1).double().cpu().numpy()
+    values = np.minimum(values, UNSOLVED_MAX)
+    values[batch_is_solved(kids)] = 1.0
+    return values.reshape(n, NUM_ACTIONS)
+
+
+def lookahead_targets(model: torch.nn.Module, cubes: np.ndarray, depth: np.ndarray | None = None, last: np.ndarray | None = None, device=None) -> tuple[np.ndarray, np.ndarray]:
+    """Value and policy targets of ``cubes`` from one ply of full-width search.
+
+    ``z = max_a v(child_a) - 0.03`` (1 for a solved cube) and ``pi`` = one-hot on the best
+    move (the lowest index among equals). With the scramble ``depth`` and ``last`` move of
+    each cube, the undo move's child is worth at least ``1 - 0.03 (depth - 1)``.
+    Returns ``z (n,) float32`` and ``pi (n, 12) float32``.
+    """
+    was_training = model.training
+    model.eval()
+    try:
+        values = child_values(model, cubes, device)
+    finally:
+        model.train(was_training)
+    n = len(cubes)
+    if depth is not None and last is not None:
+        rows, undo = np.arange(n), np.asarray(last) ^ 1  # actions come in (move, inverse) pairs
+        values[rows, undo] = np.maximum(values[rows, undo], 1.0 - STEP_COST * (np.asarray(depth) - 1))
+    best = values.argmax(axis=1)
+    z = values[np.arange(n), best] - STEP_COST
+    z[batch_is_solved(cubes)] = 1.0
+    pi = np.zeros((n, NUM_ACTIONS), dtype=np.float32)
+    pi[np.arange(n), best] = 1.0
+    return z.astype(np.float32), pi
+
+
+@torch.no_grad()
+def greedy_policy_solve_rate(model: torch.nn.Module, start_cubes: np.ndarray, max_steps: int, device=None) -> float:
+    """Fraction of ``start_cubes`` solved within ``max_steps`` by always playing the
+    policy's most likely legal move (no search): the cheap solve rate the lookahead recipe
+    logs every iteration and feeds to the curriculum."""
+    device = device if device is not None else next(model.parameters()).device
+    was_training = model.training
+    model.eval()
+    cubes = np.asarray(start_cubes, dtype=np.int8).copy()
+    solved = batch_is_solved(cubes)
+    last = np.full(len(cubes), NO_ACTION, dtype=np.intp)
+    count = np.zeros(len(cubes), dtype=np.intp)
+    try:
+        for _ in range(max_steps):
+            active = np.flatnonzero(~solved)
+            if len(active) == 0:
+                break
+            logits = model(torch.from_numpy(batch_onehot(cubes[active])).to(device))[0].cpu().numpy()
+            logits[~legal_action_mask(last[active], count[active])] = -np.inf
+            actions = logits.argmax(axis=1)
+            cubes[active] = batch_apply_moves(cubes[active], actions)
+            count[active] = next_face_count(last[active], count[active], actions)
+            last[active] = actions
+            solved[active] = batch_is_solved(cubes[active])
+    finally:
+        model.train(was_training)
+    return float(solved.mean()) if len(solved) else 0.0

@@ -1,0 +1,107 @@
+"""Lookahead_Targets: scramble-path states, one-ply targets against an exact oracle, the
+two solver-free bounds, and the greedy solve rate."""
+
+import numpy as np
+import pytest
+import torch
+
+from Lookahead_Targets import STEP_COST, greedy_policy_solve_rate, lookahead_targets, scramble_path_states
+from Rubik2x2Env import NUM_ACTIONS, SOLVED_STICKERS, batch_apply_moves, batch_is_solved
+
+pytestmark = pytest.mark.usefixtures("isolated_solver_cache", "torch_one_thread")
+
+
+class OracleNet(torch.nn.Module):
+    """Reads the cube back from the one-hot input and answers from the exact solver: value
+    ``1 - 0.03 d`` and logits that put all mass on one distance-reducing move."""
+
+    def __init__(self):
+        super().__init__()
+        from Optimal_Solver import get_solver
+
+        self.solver = get_solver()
+        self.dummy = torch.nn.Parameter(torch.zeros(1))  # gives the module a device
+
+    def forward(self, x):
+        cubes = x.reshape(len(x), 24, 6).argmax(-1).numpy().astype(np.int8)
+        dist = self.solver.batch_distance(cubes)
+        kid_dist = np.stack([self.solver.batch_distance(batch_apply_moves(cubes, np.full(len(cubes), a))) for a in range(NUM_ACTIONS)], axis=1)
+        logits = np.full((len(x), NUM_ACTIONS), -20.0, dtype=np.float32)
+        logits[np.arange(len(x)), (kid_dist < dist[:, None]).argmax(axis=1)] = 20.0
+        return torch.from_numpy(logits), torch.from_numpy(1.0 - STEP_COST * dist.astype(np.float32))[:, None]
+
+
+class ConstantNet(torch.nn.Module):
+    def __init__(self, value: float):
+        super().__init__()
+        self.value = torch.nn.Parameter(torch.tensor(value))
+
+    def forward(self, x):
+        return torch.zeros(len(x), NUM_ACTIONS), self.value.expand(len(x), 1)
+
+
+def test_scramble_paths_cover_every_depth_and_undo_steps_back():
+    cubes, depth, last = scramble_path_states(np.random.default_rng(0), 100, 7)
+    paths = 15  # ceil(100 / 7)
+    assert cubes.shape == (paths * 7, 24) and cubes.dtype == np.int8
+    assert np.bincount(depth).tolist() == [0] + [paths] * 7
+    # Undoing the last scramble move of a depth-k state gives the same path's depth-(k-1) state.
+    back = batch_apply_moves(cubes, last ^ 1)
+    assert np.array_equal(back[paths:], cubes[:-paths])
+    assert batch_is_solved(back[:paths]).all()
+
+
+def test_scramble_paths_are_reproducible():
+    a = scramble_path_states(np.random.default_rng(3), 50, 5)
+    b = scramble_path_states(np.random.default_rng(3), 50, 5)
+    assert all(np.array_equal(x, y) for x, y in zip(a, b))
+
+
+def test_targets_with_an_exact_value_network_are_exact():
+    from Optimal_Solver import get_solver
+
+    solver = get_solver()
+    rng = np.random.default_rng(1)
+    cubes = np.concatenate([solver.random_cubes_at_distance(rng, d, 5, replace=True) for d in range(1, 15)])
+    cubes = np.concatenate([cubes, SOLVED_STICKERS[None]])
+    z, pi = lookahead_targets(OracleNet(), cubes)
+    dist = solver.batch_distance(cubes)
+    assert z == pytest.approx(1.0 - STEP_COST * dist, abs=1e-6)
+    assert (pi.sum(axis=1) == 1).all()
+    moved = batch_apply_moves(cubes[:-1], pi[:-1].argmax(axis=1))
+    assert np.array_equal(solver.batch_distance(moved), dist[:-1] - 1)  # every best move gets one closer
+
+
+def test_pessimistic_network_is_lifted_by_the_scramble_bound():
+    cubes, depth, last = scramble_path_states(np.random.default_rng(2), 60, 6)
+    z, pi = lookahead_targets(ConstantNet(-1.0), cubes, depth, last)
+    assert (z >= 1.0 - STEP_COST * depth - 1e-6).all()
+    # The policy target undoes the last scramble move, or plays one that solves at once.
+    from Optimal_Solver import get_solver
+
+    assert (get_solver().batch_distance(batch_apply_moves(cubes, pi.argmax(axis=1))) <= depth - 1).all()
+    # Without the bound, a state with no solved child only gets the network's -1 back.
+    z_free, _ = lookahead_targets(ConstantNet(-1.0), cubes[depth == 6])
+    assert (z_free < 0).all()
+
+
+def test_optimistic_network_is_capped_below_solved():
+    cubes, depth, _ = scramble_path_states(np.random.default_rng(4), 40, 4)
+    z, _ = lookahead_targets(ConstantNet(1.0), cubes)
+    one_move = depth == 1  # a child of these is solved
+    assert z[one_move] == pytest.approx(1.0 - STEP_COST)
+    far = ~one_move & ~batch_is_solved(cubes)
+    from Optimal_Solver import get_solver
+
+    far &= get_solver().batch_distance(cubes) > 1
+    assert z[far] == pytest.approx(1.0 - 2 * STEP_COST)
+
+
+def test_greedy_solve_rate_follows_the_policy():
+    from Optimal_Solver import get_solver
+
+    cubes = get_solver().random_cubes_at_distance(np.random.default_rng(5), 5, 20, replace=True)
+    oracle = OracleNet()
+    assert greedy_policy_solve_rate(oracle, cubes, 5) == 1.0
+    assert greedy_policy_solve_rate(oracle, cubes, 4) == 0.0
+    assert greedy_policy_solve_rate(oracle, np.tile(SOLVED_STICKERS, (3, 1)), 1) == 1.0
