@@ -5,8 +5,8 @@ same value, so the value head learns almost nothing about how far a cube is from
 the search follows the prior, and long positions fail (README, "Why the original recipe
 stops short"). Here every target comes from searching all 12 moves of a state with the
 current network, so the value is a Bellman backup and the policy points at the move the
-lookahead rates best. It is the value-iteration idea of DeepCube's ADI (one of the seed
-documents) in the seed's value scale:
+lookahead rates best. It is the value-iteration idea of DeepCube's ADI
+(``../shared/seeds/001_*``, arXiv 1805.07470) in the seed's value scale:
 
     v(solved) = 1,   v(s) = max over the 12 moves a of v(child_a) - 0.03,
 

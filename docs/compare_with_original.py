@@ -1,11 +1,14 @@
-"""Compare a training run and its evaluation with the original project's published ones.
+"""Compare the shipped model and our rebuild of the original recipe with the original
+project's published curves and evaluation.
 
-    python docs/compare_with_original.py --run pretrained/training_logs \
-        --original ../shared/anchors --out pretrained/comparison_with_original.png
+    python docs/compare_with_original.py            # the defaults below: writes pretrained/comparison_with_original.png
 
-Prints a markdown table (solve rate by scramble length, ours beside the original's) and
-draws one figure: training loss and self-play solve rate against iteration, and the
-evaluation's solve rate by scramble length, both projects overlaid.
+Reads the original's ``seed_training_metrics.json`` and ``seed_eval_scramble_result.json``
+(``--original``), the run trained with the original recipe (``--rebuild``) and the shipped
+run (``--shipped``); each run folder holds ``metrics.json``, ``eval_scramble_result.json``
+and ``eval_by_distance.json``. Prints two markdown tables (by scramble length, by true
+distance) and draws one 2x2 figure: the self-play solve rate during training (original vs
+rebuild: the faithfulness check), and the evaluations by scramble length and by distance.
 """
 
 from __future__ import annotations
@@ -33,38 +36,67 @@ def load(path: str):
         sys.exit(f"error: cannot read {path} ({exc.__class__.__name__}).")
 
 
+def pct(rate) -> str:
+    return "" if rate is None else f"{100 * rate:.0f}%"
+
+
+def num(value, fmt=".2f") -> str:
+    return "" if value is None else format(value, fmt)
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--run", default="pretrained/training_logs", help="folder with metrics.json and eval_scramble_result.json")
     p.add_argument("--original", default="../shared/anchors", help="folder with the original's seed_training_metrics.json and seed_eval_scramble_result.json")
+    p.add_argument("--rebuild", default="pretrained/original_recipe", help="run folder of our model trained with the original recipe")
+    p.add_argument("--shipped", default="pretrained/training_logs", help="run folder of the shipped model")
     p.add_argument("--out", default="pretrained/comparison_with_original.png", help="PNG to write")
     args = p.parse_args()
-    ours_m = load(os.path.join(args.run, "metrics.json"))
-    ours_e = load(os.path.join(args.run, "eval_scramble_result.json"))
     seed_m = load(os.path.join(args.original, "seed_training_metrics.json"))
-    seed_e = load(os.path.join(args.original, "seed_eval_scramble_result.json"))
+    seed_e = {r["scramble_len"]: r for r in load(os.path.join(args.original, "seed_eval_scramble_result.json"))}
+    runs = {}
+    for name, folder in (("rebuild", args.rebuild), ("shipped", args.shipped)):
+        runs[name] = {
+            "metrics": load(os.path.join(folder, "metrics.json")),
+            "scramble": {r["scramble_len"]: r for r in load(os.path.join(folder, "eval_scramble_result.json"))},
+            "distance": load(os.path.join(folder, "eval_by_distance.json")),
+        }
+    reb, shp = runs["rebuild"], runs["shipped"]
 
-    seed_rate = {r["scramble_len"]: r["solve_rate"] for r in seed_e}
-    print("| scramble length | original (1000 sims) | this model (1000 sims) | mean moves | moves / optimal |")
+    print("| scramble length | original (published) | original recipe (ours) | shipped model | shipped: moves / optimal |")
     print("| ---: | ---: | ---: | ---: | ---: |")
-    for r in ours_e:
-        ratio = r.get("mean_ratio_to_optimal")
-        length = r.get("mean_length")
-        print(f"| {r['scramble_len']} | {100 * seed_rate.get(r['scramble_len'], float('nan')):.0f}% | {100 * r['solve_rate']:.0f}% | "
-              f"{'' if length is None else f'{length:.2f}'} | {'' if ratio is None else f'{ratio:.3f}'} |")
+    for n in sorted(shp["scramble"]):
+        print(f"| {n} | {pct(seed_e.get(n, {}).get('solve_rate'))} | {pct(reb['scramble'].get(n, {}).get('solve_rate'))} | "
+              f"{pct(shp['scramble'][n]['solve_rate'])} | {num(shp['scramble'][n].get('mean_ratio_to_optimal'))} |")
+    print()
+    rows = {name: {r["distance"]: r for r in run["distance"]["by_distance"]} for name, run in runs.items()}
+    dists = sorted(rows["shipped"])
+    print("| distance | " + " | ".join(str(d) for d in dists) + " | all |")
+    print("| --- |" + " ---: |" * (len(dists) + 1))
+    for name, label in (("rebuild", "original recipe: solved"), ("shipped", "shipped: solved")):
+        overall = runs[name]["distance"]["overall"]
+        print(f"| {label} | " + " | ".join(pct(rows[name].get(d, {}).get("solve_rate")) for d in dists) + f" | {100 * overall['solve_rate']:.1f}% |")
+        print(f"| {label.split(':')[0]}: moves / optimal | " + " | ".join(num(rows[name].get(d, {}).get("mean_ratio_to_optimal")) for d in dists)
+              + f" | {num(overall.get('mean_ratio_to_optimal'))} |")
 
-    fig, axes = plt.subplots(1, 3, figsize=(16, 4.5))
-    for m, label in ((seed_m, "original"), (ours_m, "this run")):
-        axes[0].plot(m["iterations"], m["losses"], label=label)
-        axes[1].plot(m["iterations"], [100 * r for r in m["solve_rates"]], label=label, alpha=0.8)
-    axes[0].set(title="Training loss", xlabel="iteration", ylabel="loss")
-    axes[1].set(title="Self-play solve rate", xlabel="iteration", ylabel="%")
-    lens = [r["scramble_len"] for r in ours_e]
-    width = 0.4
-    axes[2].bar([x - width / 2 for x in lens], [100 * seed_rate.get(x, 0) for x in lens], width, label="original")
-    axes[2].bar([x + width / 2 for x in lens], [100 * r["solve_rate"] for r in ours_e], width, label="this model")
-    axes[2].set(title="Evaluation: solve rate by scramble length", xlabel="scramble length", ylabel="%", ylim=(80, 101))
-    for ax in axes:
+    fig, axes = plt.subplots(2, 2, figsize=(13, 9))
+    ax = axes[0, 0]
+    ax.plot(seed_m["iterations"], [100 * r for r in seed_m["solve_rates"]], label="original (published)")
+    ax.plot(reb["metrics"]["iterations"], [100 * r for r in reb["metrics"]["solve_rates"]], label="original recipe (ours)", alpha=0.8)
+    ax.set(title="Self-play solve rate while training (original recipe)", xlabel="iteration", ylabel="%")
+    ax = axes[0, 1]
+    lens = sorted(shp["scramble"])
+    width = 0.27
+    for k, (label, table) in enumerate((("original (published)", seed_e), ("original recipe (ours)", reb["scramble"]), ("shipped model", shp["scramble"]))):
+        ax.bar([x + (k - 1) * width for x in lens], [100 * table.get(x, {}).get("solve_rate", 0) for x in lens], width, label=label)
+    ax.set(title="Solve rate by scramble length (1000 simulations per move)", xlabel="scramble length", ylabel="%", ylim=(80, 101))
+    for k, (label, name) in enumerate((("original recipe (ours)", "rebuild"), ("shipped model", "shipped"))):
+        axes[1, 0].bar([d + (k - 0.5) * 0.4 for d in dists], [100 * rows[name].get(d, {}).get("solve_rate", 0) for d in dists], 0.4, label=label)
+        axes[1, 1].plot(dists, [rows[name].get(d, {}).get("mean_ratio_to_optimal") or float("nan") for d in dists], "o-", label=label)
+    sims = shp["distance"].get("settings", {}).get("num_simulations", "")
+    axes[1, 0].set(title=f"Solve rate by true distance ({sims} simulations per move)", xlabel="optimal moves", ylabel="%", ylim=(0, 101))
+    axes[1, 1].axhline(1.0, color="gray", lw=1, ls="--")
+    axes[1, 1].set(title="Moves played / optimal moves (solved positions)", xlabel="optimal moves", ylabel="ratio")
+    for ax in axes.flat:
         ax.grid(alpha=0.3)
         ax.legend()
     fig.tight_layout()

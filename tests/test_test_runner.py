@@ -156,6 +156,18 @@ def test_bad_flags_are_argparse_errors(bad, capsys):
     assert "error:" in capsys.readouterr().err
 
 
+def test_a_reader_that_stops_early_is_no_error(tmp_path, checkpoints):
+    # `python test.py | head -2`: the pipe closes while the episode is still being printed.
+    proc = subprocess.Popen(
+        [sys.executable, str(REPO / "test.py"), "--checkpoint", str(checkpoints["neutral"]), "--scramble", "R U F' D", "--sims", "5"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    proc.stdout.readline()
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 0 and "Traceback" not in err and "BrokenPipe" not in err
+
+
 def test_help_and_imports_have_no_side_effects(tmp_path):
     proc = subprocess.run([sys.executable, str(REPO / "test.py"), "--help"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0
