@@ -183,6 +183,35 @@ def batch_is_solved(cubes: np.ndarray) -> np.ndarray:
     return (faces == faces[:, :, :1]).all(axis=(1, 2))
 
 
+def _build_rotations() -> np.ndarray:
+    """The 24 whole-cube rotations as sticker permutations (``new = old[perm]``).
+
+    A 2x2 has no middle layer, so turning two opposite faces the same way round the same
+    axis (R with L', U with D', F with B') turns the whole cube; x and y generate all 24.
+    """
+    identity = np.arange(NUM_STICKERS, dtype=np.intp)
+    x = identity[MOVE_PERMS[2]][MOVE_PERMS[7]]  # R then L'
+    y = identity[MOVE_PERMS[0]][MOVE_PERMS[11]]  # U then D'
+    found, frontier = {identity.tobytes(): identity}, [identity]
+    while frontier:
+        frontier = [p[g] for p in frontier for g in (x, y)]
+        frontier = [found.setdefault(p.tobytes(), p) for p in frontier if p.tobytes() not in found]
+    perms = np.stack(sorted(found.values(), key=lambda p: p.tolist()))
+    perms.setflags(write=False)
+    return perms
+
+
+#: ``ROTATION_PERMS[r]``: the sticker permutation of whole-cube rotation ``r`` (24 of them,
+#: the identity first). A rotated cube is the same position: solved stays solved, every
+#: distance stays the same; only the network sees different input.
+ROTATION_PERMS = _build_rotations()
+
+
+def batch_rotate(cubes: np.ndarray, rotations: np.ndarray) -> np.ndarray:
+    """Turn ``cubes[i]`` as a whole by rotation ``rotations[i]`` (an index into ``ROTATION_PERMS``)."""
+    return np.take_along_axis(cubes, ROTATION_PERMS[rotations], axis=1)
+
+
 _EYE6 = np.eye(NUM_FACES, dtype=np.float32)
 
 

@@ -176,6 +176,11 @@ def parse_args(argv=None) -> argparse.Namespace:
         help="where training targets come from: 'selfplay' = MCTS self-play episodes (original); 'lookahead' = "
         "states of random scramble paths, targets from a one-ply search of all 12 moves with the current network",
     )
+    g.add_argument(
+        "--double-estimate", action="store_true",
+        help="with --targets lookahead: value the chosen move's child a second time with the cube turned as a whole "
+        "(same position, other input), which removes the upward bias of the max over noisy values",
+    )
     g.add_argument("--states-per-iter", type=int, default=32768, help="with --targets lookahead: states generated and trained on per iteration")
     g.add_argument("--value-weight", type=float, default=VALUE_WEIGHT, help="weight of the value MSE in the loss (original 1.0; the policy's is 1.2)")
     g = p.add_argument_group("final evaluation (solve rate by scramble length)")
@@ -291,7 +296,7 @@ def main(argv=None) -> int:
             length = curriculum.scramble_len
             if args.targets == "lookahead":
                 cubes, depth, last = scramble_path_states(rng, args.states_per_iter, length)
-                z, pi = lookahead_targets(model, cubes, depth, last, device)
+                z, pi = lookahead_targets(model, cubes, depth, last, device, rng=rng if args.double_estimate else None)
                 start_cubes, _ = batch_scramble(rng, args.episodes_per_iter, length)
                 solve_rate = greedy_policy_solve_rate(model, start_cubes, args.max_episode_steps, device)
                 sample, trained, rate = (batch_onehot(cubes), pi, z), True, ("states/s", len(z) / (time.perf_counter() - t0))

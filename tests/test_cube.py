@@ -372,3 +372,17 @@ def test_unknown_move_raises_and_lists_valid_moves(bad):
     message = str(info.value)
     tokens = set(re.split(r"[\s,;:()\[\]]+", message))
     assert set(MOVE_NAMES) <= tokens, message
+
+
+@pytest.mark.usefixtures("isolated_solver_cache")
+def test_whole_cube_rotations_are_24_and_keep_the_position():
+    from Optimal_Solver import get_solver
+    from Rubik2x2Env import ROTATION_PERMS, batch_rotate
+
+    assert ROTATION_PERMS.shape == (24, 24) and np.array_equal(ROTATION_PERMS[0], np.arange(24))
+    turned = batch_rotate(np.tile(SOLVED_STICKERS, (24, 1)), np.arange(24))
+    assert batch_is_solved(turned).all() and len({t.tobytes() for t in turned}) == 24
+    cubes, _ = batch_scramble(np.random.default_rng(0), 200, 10)
+    rot = np.random.default_rng(1).integers(0, 24, 200)
+    solver = get_solver()
+    assert np.array_equal(solver.batch_distance(batch_rotate(cubes, rot)), solver.batch_distance(cubes))

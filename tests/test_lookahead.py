@@ -105,3 +105,32 @@ def test_greedy_solve_rate_follows_the_policy():
     assert greedy_policy_solve_rate(oracle, cubes, 5) == 1.0
     assert greedy_policy_solve_rate(oracle, cubes, 4) == 0.0
     assert greedy_policy_solve_rate(oracle, np.tile(SOLVED_STICKERS, (3, 1)), 1) == 1.0
+
+
+class NoisyOracleNet(OracleNet):
+    """The exact value plus an error of about one move that depends on the exact sticker
+    array, so each orientation of a position gets its own error, as a trained net's."""
+
+    def forward(self, x):
+        logits, value = super().forward(x)
+        cubes = x.reshape(len(x), 24, 6).argmax(-1).numpy().astype(np.int8)
+        from Rubik2x2Env import batch_state_keys
+
+        noise = np.array([np.random.default_rng(int(k) % (2**32)).standard_normal() for k in batch_state_keys(cubes)])
+        return logits, value + torch.from_numpy(STEP_COST * noise.astype(np.float32))[:, None]
+
+
+def test_double_estimate_removes_the_upward_bias_of_the_max():
+    from Optimal_Solver import get_solver
+
+    solver = get_solver()
+    cubes = solver.random_cubes_at_distance(np.random.default_rng(7), 8, 300, replace=True)
+    z_max, pi = lookahead_targets(NoisyOracleNet(), cubes)
+    z_double, pi_double = lookahead_targets(NoisyOracleNet(), cubes, rng=np.random.default_rng(0))
+    assert np.array_equal(pi, pi_double)  # the same move is chosen; only its value is read again
+    assert (z_max - (1.0 - STEP_COST * 8)).mean() > 0.5 * STEP_COST  # the max picks overrated children
+    # The second reading is an unbiased value of the chosen child (one move closer, or one
+    # further when the noise chose badly): no optimism is left, errors average out.
+    chosen = solver.batch_distance(batch_apply_moves(cubes, pi.argmax(axis=1)))
+    error = z_double - (1.0 - STEP_COST * (chosen + 1))
+    assert abs(error.mean()) < 3 * STEP_COST / np.sqrt(len(cubes))
