@@ -1,0 +1,68 @@
+"""What a trained network knows about distance: for positions at each true distance, the
+distance its value head implies and how often its policy alone (no search) solves them.
+
+    python docs/value_by_distance.py pretrained/rubik_policy_value.pt [more checkpoints ...]
+
+Value ``v`` is read as ``(1 - v) / 0.03`` moves, the inverse of the targets' ``1 - 0.03 n``
+(an episode solved in n moves; with ``--value-target remaining`` or ``--targets lookahead``,
+n moves still to go). A head that knows distance reads d at distance d; the original
+recipe's reads about the same everywhere. The greedy solve rate plays the policy's most
+likely legal move for at most 40 moves. Positions: ``--runs`` uniform draws (with
+replacement) per distance from the optimal solver, the same for every checkpoint.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+from Lookahead_Targets import STEP_COST, greedy_policy_solve_rate  # noqa: E402
+from Optimal_Solver import MAX_DISTANCE, get_solver  # noqa: E402
+from Policy_Value_Net import CheckpointError, load_model  # noqa: E402
+from Rubik2x2Env import batch_onehot  # noqa: E402
+
+
+def probe(model, solver, runs: int, seed: int) -> list[tuple[int, float, float, float]]:
+    """Per distance: ``(d, mean moves read from the value, their std, greedy solve rate)``."""
+    rows = []
+    for d in range(1, MAX_DISTANCE + 1):
+        cubes = solver.random_cubes_at_distance(np.random.default_rng([seed, d]), d, runs, replace=True)
+        with torch.no_grad():
+            value = model(torch.from_numpy(batch_onehot(cubes)))[1].squeeze(-1).numpy()
+        moves = (1.0 - value) / STEP_COST
+        rows.append((d, float(moves.mean()), float(moves.std()), greedy_policy_solve_rate(model, cubes, 40)))
+    return rows
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("checkpoints", nargs="+", help="model files (bare state_dicts)")
+    p.add_argument("--runs", type=int, default=200, help="positions per distance")
+    p.add_argument("--seed", type=int, default=0, help="seed of the sampled positions")
+    args = p.parse_args(argv)
+    if args.runs < 1:
+        p.error("--runs must be at least 1")
+    solver = get_solver()
+    for path in args.checkpoints:
+        try:
+            model = load_model(path)
+        except CheckpointError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        print(f"\n{path}: value read as moves (mean +- std) and greedy policy solve rate, {args.runs} positions per distance")
+        print("| distance | " + " | ".join(str(d) for d in range(1, MAX_DISTANCE + 1)) + " |")
+        print("| --- |" + " ---: |" * MAX_DISTANCE)
+        rows = probe(model, solver, args.runs, args.seed)
+        print("| value reads | " + " | ".join(f"{m:.1f}±{s:.1f}" for _, m, s, _ in rows) + " |")
+        print("| greedy policy solves | " + " | ".join(f"{100 * g:.0f}%" for *_, g in rows) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,50 @@
+"""The scripts under docs/ that make the README's tables: end to end on tiny inputs."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run(script, *args, cwd):
+    return subprocess.run([sys.executable, os.path.join(ROOT, "docs", script), *args], cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.usefixtures("isolated_solver_cache")
+def test_value_by_distance_prints_both_rows_for_every_distance(tmp_path, checkpoints):
+    out = run("value_by_distance.py", str(checkpoints["neutral"]), "--runs", "3", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    reads = next(l for l in lines if l.startswith("| value reads"))
+    greedy = next(l for l in lines if l.startswith("| greedy policy solves"))
+    # The neutral net's value is 0 everywhere: it reads (1 - 0) / 0.03 = 33.3 moves at every distance.
+    assert reads.count("33.3±0.0") == 14
+    assert greedy.count("%") == 14
+    missing = run("value_by_distance.py", "nowhere.pt", cwd=tmp_path)
+    assert missing.returncode == 2 and "Traceback" not in missing.stderr and "nowhere.pt" in missing.stderr
+
+
+def test_compare_with_original_prints_tables_and_draws_the_figure(tmp_path):
+    original, rebuild, shipped = (tmp_path / n for n in ("original", "rebuild", "shipped"))
+    metrics = {"iterations": [1, 2], "losses": [1.0, 0.5], "policy_losses": [0.8, 0.4], "value_losses": [0.2, 0.1],
+               "solve_rates": [0.5, 0.9], "scramble_lengths": [3, 3], "num_samples": [10, 10]}
+    original.mkdir()
+    (original / "seed_training_metrics.json").write_text(json.dumps(metrics))
+    (original / "seed_eval_scramble_result.json").write_text(json.dumps([{"scramble_len": n, "solve_rate": 1.0} for n in (1, 2)]))
+    for folder, rate in ((rebuild, 0.5), (shipped, 0.75)):
+        folder.mkdir()
+        (folder / "metrics.json").write_text(json.dumps(metrics))
+        (folder / "eval_scramble_result.json").write_text(json.dumps([{"scramble_len": n, "solve_rate": rate, "mean_ratio_to_optimal": 1.25} for n in (1, 2)]))
+        by_distance = [{"distance": d, "solve_rate": rate, "mean_ratio_to_optimal": 1.5} for d in (1, 2, 3)]
+        (folder / "eval_by_distance.json").write_text(json.dumps({"settings": {"num_simulations": 200}, "by_distance": by_distance,
+                                                                 "overall": {"solve_rate": rate, "mean_ratio_to_optimal": 1.5}}))
+    out = run("compare_with_original.py", "--original", str(original), "--rebuild", str(rebuild), "--shipped", str(shipped),
+              "--out", str(tmp_path / "cmp.png"), cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "| 2 | 100% | 50% | 75% | 1.25 |" in out.stdout
+    assert "| shipped: solved | 75% | 75% | 75% | 75.0% |" in out.stdout
+    assert (tmp_path / "cmp.png").read_bytes()[:4] == b"\x89PNG"
