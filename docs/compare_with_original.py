@@ -44,6 +44,18 @@ def num(value, fmt=".2f") -> str:
     return "" if value is None else format(value, fmt)
 
 
+def mean_rate(rows) -> float | None:
+    rates = [r["solve_rate"] for r in rows]
+    return sum(rates) / len(rates) if rates else None
+
+
+def mean_ratio(rows) -> float | None:
+    """Mean moves/optimal over all solved episodes (each length weighted by its solved count)."""
+    pairs = [(r["mean_ratio_to_optimal"], r.get("solved", 1)) for r in rows if r.get("mean_ratio_to_optimal") is not None]
+    total = sum(w for _, w in pairs)
+    return sum(x * w for x, w in pairs) / total if total else None
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--original", default="../shared/anchors", help="folder with the original's seed_training_metrics.json and seed_eval_scramble_result.json")
@@ -62,11 +74,14 @@ def main() -> None:
         }
     reb, shp = runs["rebuild"], runs["shipped"]
 
-    print("| scramble length | original (published) | original recipe (ours) | shipped model | shipped: moves / optimal |")
-    print("| ---: | ---: | ---: | ---: | ---: |")
+    print("| scramble length | original (published) | original recipe (ours) | shipped model | moves / optimal: original recipe (ours) | moves / optimal: shipped |")
+    print("| ---: | ---: | ---: | ---: | ---: | ---: |")
     for n in sorted(shp["scramble"]):
-        print(f"| {n} | {pct(seed_e.get(n, {}).get('solve_rate'))} | {pct(reb['scramble'].get(n, {}).get('solve_rate'))} | "
-              f"{pct(shp['scramble'][n]['solve_rate'])} | {num(shp['scramble'][n].get('mean_ratio_to_optimal'))} |")
+        r = reb["scramble"].get(n, {})
+        print(f"| {n} | {pct(seed_e.get(n, {}).get('solve_rate'))} | {pct(r.get('solve_rate'))} | {pct(shp['scramble'][n]['solve_rate'])} | "
+              f"{num(r.get('mean_ratio_to_optimal'))} | {num(shp['scramble'][n].get('mean_ratio_to_optimal'))} |")
+    print(f"| all | {pct(mean_rate(seed_e.values()))} | {pct(mean_rate(reb['scramble'].values()))} | {pct(mean_rate(shp['scramble'].values()))} | "
+          f"{num(mean_ratio(reb['scramble'].values()))} | {num(mean_ratio(shp['scramble'].values()))} |")
     print()
     rows = {name: {r["distance"]: r for r in run["distance"]["by_distance"]} for name, run in runs.items()}
     dists = sorted(rows["shipped"])
