@@ -36,8 +36,8 @@ def load(path: str):
         sys.exit(f"error: cannot read {path} ({exc.__class__.__name__}).")
 
 
-def pct(rate) -> str:
-    return "" if rate is None else f"{100 * rate:.0f}%"
+def pct(rate, decimals: int = 0) -> str:
+    return "" if rate is None else f"{100 * rate:.{decimals}f}%"
 
 
 def num(value, fmt=".2f") -> str:
@@ -80,7 +80,7 @@ def main() -> None:
         r = reb["scramble"].get(n, {})
         print(f"| {n} | {pct(seed_e.get(n, {}).get('solve_rate'))} | {pct(r.get('solve_rate'))} | {pct(shp['scramble'][n]['solve_rate'])} | "
               f"{num(r.get('mean_ratio_to_optimal'))} | {num(shp['scramble'][n].get('mean_ratio_to_optimal'))} |")
-    print(f"| all | {pct(mean_rate(seed_e.values()))} | {pct(mean_rate(reb['scramble'].values()))} | {pct(mean_rate(shp['scramble'].values()))} | "
+    print(f"| all | {pct(mean_rate(seed_e.values()), 1)} | {pct(mean_rate(reb['scramble'].values()), 1)} | {pct(mean_rate(shp['scramble'].values()), 1)} | "
           f"{num(mean_ratio(reb['scramble'].values()))} | {num(mean_ratio(shp['scramble'].values()))} |")
     print()
     rows = {name: {r["distance"]: r for r in run["distance"]["by_distance"]} for name, run in runs.items()}

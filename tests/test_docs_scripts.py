@@ -46,6 +46,6 @@ def test_compare_with_original_prints_tables_and_draws_the_figure(tmp_path):
               "--out", str(tmp_path / "cmp.png"), cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     assert "| 2 | 100% | 50% | 75% | 1.25 | 1.25 |" in out.stdout
-    assert "| all | 100% | 50% | 75% | 1.25 | 1.25 |" in out.stdout
+    assert "| all | 100.0% | 50.0% | 75.0% | 1.25 | 1.25 |" in out.stdout
     assert "| shipped: solved | 75% | 75% | 75% | 75.0% |" in out.stdout
     assert (tmp_path / "cmp.png").read_bytes()[:4] == b"\x89PNG"
