@@ -133,6 +133,12 @@ def load_model(path: str, device: torch.device | str = "cpu") -> PolicyValueNet:
     return model.to(device).eval()
 
 
+def _short_path(path: str) -> str:
+    """``path`` relative to the working folder when it lies inside it (what scripts print)."""
+    rel = os.path.relpath(path)
+    return path if rel.startswith(os.pardir) else rel
+
+
 def find_checkpoint(explicit: str | None = None) -> str:
     """The model file scripts use: ``explicit`` if given, else ``./rubik_policy_value.pt``,
     else the shipped ``pretrained/rubik_policy_value.pt``. Raises CheckpointError if none exists."""
@@ -145,7 +151,7 @@ def find_checkpoint(explicit: str | None = None) -> str:
         return explicit
     for candidate in (DEFAULT_CHECKPOINT, PRETRAINED_CHECKPOINT):
         if os.path.isfile(candidate):
-            return candidate
+            return _short_path(candidate)
     raise CheckpointError(
         f"no model found: neither ./{DEFAULT_CHECKPOINT} nor {os.path.relpath(PRETRAINED_CHECKPOINT)} exists; "
         "train one with 'python main.py' or pass --checkpoint PATH."

@@ -353,6 +353,14 @@ def test_find_checkpoint_falls_back_to_pretrained(places):
     assert os.path.samefile(find_checkpoint(None), pretrained)
 
 
+def test_find_checkpoint_names_the_shipped_model_relative_to_the_working_folder(places, monkeypatch):
+    work, pretrained, make = places
+    make(pretrained)
+    assert os.path.isabs(find_checkpoint())  # outside the working folder: kept absolute
+    monkeypatch.chdir(pretrained.parent.parent)  # the repository root
+    assert find_checkpoint() == os.path.join("pretrained", "rubik_policy_value.pt")
+
+
 def test_find_checkpoint_prefers_the_working_folder(places):
     work, pretrained, make = places
     make(pretrained)
