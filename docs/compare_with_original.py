@@ -97,13 +97,17 @@ def main() -> None:
     ax = axes[0, 0]
     ax.plot(seed_m["iterations"], [100 * r for r in seed_m["solve_rates"]], label="original (published)")
     ax.plot(reb["metrics"]["iterations"], [100 * r for r in reb["metrics"]["solve_rates"]], label="original recipe (ours)", alpha=0.8)
-    ax.set(title="Self-play solve rate while training (original recipe)", xlabel="iteration", ylabel="%")
+    last = reb["metrics"]["iterations"][-1] if reb["metrics"]["iterations"] else 0
+    later = [(i, r) for i, r in zip(shp["metrics"]["iterations"], shp["metrics"]["solve_rates"]) if i >= last]
+    if later:  # the shipped run continues the rebuild's
+        ax.plot([i for i, _ in later], [100 * r for _, r in later], label="shipped run, continued", alpha=0.8)
+    ax.set(title="Self-play solve rate while training", xlabel="iteration", ylabel="%")
     ax = axes[0, 1]
     lens = sorted(shp["scramble"])
     width = 0.27
     for k, (label, table) in enumerate((("original (published)", seed_e), ("original recipe (ours)", reb["scramble"]), ("shipped model", shp["scramble"]))):
         ax.bar([x + (k - 1) * width for x in lens], [100 * table.get(x, {}).get("solve_rate", 0) for x in lens], width, label=label)
-    ax.set(title="Solve rate by scramble length (1000 simulations per move)", xlabel="scramble length", ylabel="%", ylim=(80, 101))
+    ax.set(title="Solve rate by scramble length (1000 simulations per move)", xlabel="scramble length", ylabel="%", ylim=(80, 101), xticks=lens)
     for k, (label, name) in enumerate((("original recipe (ours)", "rebuild"), ("shipped model", "shipped"))):
         axes[1, 0].bar([d + (k - 0.5) * 0.4 for d in dists], [100 * rows[name].get(d, {}).get("solve_rate", 0) for d in dists], 0.4, label=label)
         axes[1, 1].plot(dists, [rows[name].get(d, {}).get("mean_ratio_to_optimal") or float("nan") for d in dists], "o-", label=label)
@@ -113,7 +117,8 @@ def main() -> None:
     axes[1, 1].set(title="Moves played / optimal moves (solved positions)", xlabel="optimal moves", ylabel="ratio")
     for ax in axes.flat:
         ax.grid(alpha=0.3)
-        ax.legend()
+        ax.legend(loc="lower left" if ax in (axes[0, 1], axes[1, 0]) else "best")
+    axes[1, 0].set_xticks(dists)
     fig.tight_layout()
     save_figure(fig, args.out)
     print(f"\nSaved {args.out}.")
