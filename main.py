@@ -204,6 +204,7 @@ def parse_args(argv=None) -> argparse.Namespace:
         (args.epochs >= 1 and args.batch_size >= 1, "--epochs and --batch-size must be at least 1"),
         (args.lr > 0, "--lr must be positive"),
         (args.states_per_iter >= 1 and args.value_weight > 0, "--states-per-iter must be at least 1 and --value-weight positive"),
+        (not args.double_estimate or args.targets == "lookahead", "--double-estimate works only with --targets lookahead"),
         (args.window >= 1, "--window must be at least 1"),
         (args.start_scramble_len >= 1, "--start-scramble-len must be at least 1"),
         (args.max_episode_steps >= 1, "--max-episode-steps must be at least 1"),

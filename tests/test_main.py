@@ -70,6 +70,9 @@ def test_curriculum_window_slides_and_steps_by_two_then_one():
 def test_bad_flags_exit_2(tmp_path):
     out = run_main(tmp_path, "--num-iters", "0")
     assert out.returncode == 2 and "num-iters" in out.stderr
+    out = run_main(tmp_path, "--double-estimate")
+    assert out.returncode == 2 and "--targets lookahead" in out.stderr
+    assert not list(tmp_path.iterdir())  # nothing written
 
 
 # ---------------------------------------------------------------- end to end
