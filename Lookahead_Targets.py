@@ -104,27 +104,29 @@ def lookahead_targets(
     """
     n = len(cubes)
     rows = np.arange(n)
-    undo = np.asarray(last) ^ 1 if last is not None else None  # actions come in (move, inverse) pairs
-    floor = 1.0 - STEP_COST * (np.asarray(depth) - 1) if depth is not None else None
+    bounded = depth is not None and last is not None
+    if bounded:
+        undo = np.asarray(last) ^ 1  # actions come in (move, inverse) pairs
+        floor = 1.0 - STEP_COST * (np.asarray(depth) - 1)
     was_training = model.training
     model.eval()
     try:
         values = child_values(model, cubes, device)
-        if floor is not None and undo is not None:
+        if bounded:
             values[rows, undo] = np.maximum(values[rows, undo], floor)
         best = values.argmax(axis=1)
         chosen = values[rows, best]
         if rng is not None:
             turned = batch_rotate(batch_apply_moves(cubes, best), rng.integers(1, len(ROTATION_PERMS), size=n))
             chosen = capped_values(model, turned, device)
-            if floor is not None and undo is not None:
+            if bounded:
                 chosen = np.where(best == undo, np.maximum(chosen, floor), chosen)
     finally:
         model.train(was_training)
     z = chosen - STEP_COST
     z[batch_is_solved(cubes)] = 1.0
     pi = np.zeros((n, NUM_ACTIONS), dtype=np.float32)
-    pi[np.arange(n), best] = 1.0
+    pi[rows, best] = 1.0
     return z.astype(np.float32), pi
 
 

@@ -300,7 +300,8 @@ def main(argv=None) -> int:
                 z, pi = lookahead_targets(model, cubes, depth, last, device, rng=rng if args.double_estimate else None)
                 start_cubes, _ = batch_scramble(rng, args.episodes_per_iter, length)
                 solve_rate = greedy_policy_solve_rate(model, start_cubes, args.max_episode_steps, device)
-                sample, trained, rate = (batch_onehot(cubes), pi, z), True, ("states/s", len(z) / (time.perf_counter() - t0))
+                sample, num_samples, trained = (batch_onehot(cubes), pi, z), len(z), True
+                rate = ("states/s", len(z) / (time.perf_counter() - t0))
                 what = f"lookahead {len(z)} states | greedy"
             else:
                 sims = simulations_for(length, tuple(args.sims))
@@ -313,6 +314,7 @@ def main(argv=None) -> int:
                 rate = ("sims/s", res.simulations / max(res.seconds, 1e-9))
                 trained = len(buffer) >= min_buffer
                 sample = buffer.sample(rng, sample_size) if trained else None
+                num_samples = len(sample) if trained else 0
                 what = f"sims {sims} | T {temp:.2f} |"
             loss = ploss = vloss = None
             if trained:
@@ -320,7 +322,6 @@ def main(argv=None) -> int:
                     model, sample, args.batch_size, args.epochs, args.lr, device=device,
                     seed=int(rng.integers(2**62)), progress=progress, value_weight=args.value_weight,
                 )
-                num_samples = len(sample[2]) if isinstance(sample, tuple) else len(sample)
             with guard.deferred():  # a signal now waits until everything is on disk
                 if trained:
                     logger.log_iteration(it, loss, ploss, vloss, solve_rate, length, num_samples, **{f"charts/{rate[0].replace('/', '_per_')}": rate[1]}, buffer=len(buffer))
