@@ -4,6 +4,13 @@
 ReLU; a policy head (12 logits) and a value head (tanh). Checkpoints are bare
 ``state_dict`` files (a checkpoint of the original project loads too), written atomically
 and read with ``weights_only=True``.
+
+``PolicyValueNet(canonical_orientation=True)`` (``main.py --canonical-orientation``, beyond
+the seed) turns every input cube as a whole into its canonical orientation before the
+layers, and renames the policy's moves back. The 24 orientations of a position then share
+one input, so the value is exactly the same for all of them and the network has 24 times
+fewer inputs to learn. Its checkpoint holds one extra entry, ``canonical_orientation``,
+which is how ``load_model`` knows to build it that way.
 """
 
 from __future__ import annotations
@@ -17,9 +24,12 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from Rubik2x2Env import CANONICAL_SLOT_COLOURS, CANONICAL_SLOT_READS, NUM_FACES, NUM_STICKERS, ROTATION_MOVE_MAP, ROTATION_PERMS
+
 DEFAULT_CHECKPOINT = "rubik_policy_value.pt"
 PRETRAINED_CHECKPOINT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pretrained", "rubik_policy_value.pt")
 HIDDEN_SIZES = (512, 1024, 512, 128)
+CANONICAL_KEY = "canonical_orientation"  # the state_dict entry that marks a canonicalising network
 
 
 class CheckpointError(Exception):
@@ -27,7 +37,7 @@ class CheckpointError(Exception):
 
 
 class PolicyValueNet(nn.Module):
-    def __init__(self, obs_dim: int = 144, act_dim: int = 12):
+    def __init__(self, obs_dim: int = 144, act_dim: int = 12, canonical_orientation: bool = False):
         super().__init__()
         layers: list[nn.Module] = []
         width = obs_dim
@@ -38,6 +48,12 @@ class PolicyValueNet(nn.Module):
         self.policy_head = nn.Linear(width, act_dim)
         self.value_head = nn.Linear(width, 1)
         self._init_weights()
+        self.canonical = canonical_orientation
+        if canonical_orientation:
+            self.register_buffer(CANONICAL_KEY, torch.ones(()))  # saved: marks the checkpoint
+            for name, table in (("_slot_reads", CANONICAL_SLOT_READS), ("_slot_colours", CANONICAL_SLOT_COLOURS),
+                                ("_rotations", ROTATION_PERMS), ("_move_map", ROTATION_MOVE_MAP)):
+                self.register_buffer(name, torch.tensor(np.asarray(table), dtype=torch.int64), persistent=False)
 
     def _init_weights(self) -> None:
         # As the seed: Kaiming-normal (ReLU) weights and zero biases for every Linear.
@@ -48,8 +64,22 @@ class PolicyValueNet(nn.Module):
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """``x (B, 144)`` -> policy logits ``(B, 12)`` and value ``(B, 1)`` in [-1, 1]."""
+        if not self.canonical:
+            h = self.body(x)
+            return self.policy_head(h), torch.tanh(self.value_head(h))
+        x, move_map = self._canonicalise(x)
         h = self.body(x)
-        return self.policy_head(h), torch.tanh(self.value_head(h))
+        return self.policy_head(h).gather(1, move_map), torch.tanh(self.value_head(h))
+
+    def _canonicalise(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Each one-hot cube of ``x`` in its canonical orientation, and per cube the
+        ``(12,)`` index that renames the canonical cube's moves back to the input's."""
+        onehot = x.reshape(-1, NUM_STICKERS, NUM_FACES)
+        stickers = onehot.argmax(dim=2)
+        fits = (stickers[:, self._slot_reads] == self._slot_colours).all(dim=2)  # (B, 24): exactly one True per real cube
+        rotation = fits.to(torch.uint8).argmax(dim=1)
+        perm = self._rotations[rotation].unsqueeze(2).expand(-1, -1, NUM_FACES)
+        return onehot.gather(1, perm).reshape(x.shape), self._move_map[rotation]
 
     @torch.no_grad()
     def predict(self, x) -> tuple[torch.Tensor, torch.Tensor]:
@@ -122,15 +152,29 @@ def load_state_dict(path: str) -> dict:
     return state
 
 
+def is_canonical(state: dict) -> bool:
+    """Whether a state_dict belongs to a ``PolicyValueNet(canonical_orientation=True)``."""
+    return CANONICAL_KEY in state
+
+
+def model_from_state(state: dict, path: str, canonical_orientation: bool = False) -> PolicyValueNet:
+    """A ``PolicyValueNet`` holding the weights of ``state`` (read from ``path``). It
+    canonicalises orientations if ``state`` did or ``canonical_orientation`` asks for it:
+    a plain network's weights then start a canonicalising one."""
+    model = PolicyValueNet(canonical_orientation=canonical_orientation or is_canonical(state))
+    weights = {k: v for k, v in state.items() if k != CANONICAL_KEY}
+    try:
+        missing, unexpected = model.load_state_dict(weights, strict=False)
+    except (RuntimeError, KeyError):
+        missing = unexpected = ["shapes"]
+    if [k for k in missing if k != CANONICAL_KEY] or unexpected:
+        raise CheckpointError(f"checkpoint '{path}' does not fit PolicyValueNet (wrong keys or shapes).")
+    return model
+
+
 def load_model(path: str, device: torch.device | str = "cpu") -> PolicyValueNet:
     """A ``PolicyValueNet`` with the weights of ``path``, in eval mode, on ``device``."""
-    state = load_state_dict(path)
-    model = PolicyValueNet()
-    try:
-        model.load_state_dict(state)
-    except (RuntimeError, KeyError):
-        raise CheckpointError(f"checkpoint '{path}' does not fit PolicyValueNet (wrong keys or shapes).") from None
-    return model.to(device).eval()
+    return model_from_state(load_state_dict(path), path).to(device).eval()
 
 
 def _short_path(path: str) -> str:

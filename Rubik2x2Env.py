@@ -212,6 +212,45 @@ def batch_rotate(cubes: np.ndarray, rotations: np.ndarray) -> np.ndarray:
     return np.take_along_axis(cubes, ROTATION_PERMS[rotations], axis=1)
 
 
+def _build_canonical_tables() -> tuple[np.ndarray, np.ndarray]:
+    """Where rotation ``r`` reads the down-left-back corner from, and how it renames moves.
+
+    ``slot_reads[r]`` (3 sticker indices): the stickers that land on the D, L and B
+    stickers of the down-left-back corner when rotation ``r`` is applied.
+    ``move_map[r, a]``: the action on the rotated cube that does what action ``a`` does
+    on the unrotated one, i.e. ``rotate(apply(s, a), r) == apply(rotate(s, r), move_map[r, a])``.
+    """
+    slot = [s for s in range(NUM_STICKERS) if tuple(_sticker_geometry(s // 4, (s % 4) // 2, s % 2)[0]) == (-1, -1, -1)]
+    slot = sorted(slot, key=lambda s: SOLVED_STICKERS[s])  # the D, L, B stickers, in that colour order
+    slot_reads = ROTATION_PERMS[:, slot]
+    move_keys = {p.tobytes(): a for a, p in enumerate(MOVE_PERMS)}
+    move_map = np.empty((len(ROTATION_PERMS), NUM_ACTIONS), dtype=np.intp)
+    for r, rot in enumerate(ROTATION_PERMS):
+        inverse = np.argsort(rot)
+        for a, move in enumerate(MOVE_PERMS):
+            # rotate(apply(s, a), r) = s[move[rot]] and apply(rotate(s, r), b) = s[rot[perm_b]],
+            # so perm_b = inverse[move[rot]]: a face turn seen in the turned frame.
+            move_map[r, a] = move_keys[inverse[move[rot]].tobytes()]
+    slot_reads.setflags(write=False)
+    move_map.setflags(write=False)
+    return slot_reads, move_map
+
+
+#: The canonical orientation of a cube is the one rotation (of 24) that brings the cubie
+#: coloured D, L, B (the corner that never moves in the solved cube's D-L-B slot) into
+#: that slot with its D colour down; every position has exactly one. ``CANONICAL_SLOT_READS``
+#: and ``ROTATION_MOVE_MAP`` are the tables ``canonical_rotation`` and the network use.
+CANONICAL_SLOT_READS, ROTATION_MOVE_MAP = _build_canonical_tables()
+CANONICAL_SLOT_COLOURS = SOLVED_STICKERS[CANONICAL_SLOT_READS[0]]
+
+
+def canonical_rotation(cubes: np.ndarray) -> np.ndarray:
+    """``(B,)`` index into ``ROTATION_PERMS`` of each cube's canonical orientation (0 for a
+    sticker array that is not a real cube and has no such orientation)."""
+    cubes = np.asarray(cubes).reshape(-1, NUM_STICKERS)
+    return (cubes[:, CANONICAL_SLOT_READS] == CANONICAL_SLOT_COLOURS).all(axis=2).argmax(axis=1)
+
+
 _EYE6 = np.eye(NUM_FACES, dtype=np.float32)
 
 

@@ -31,7 +31,7 @@ import numpy as np
 import torch
 
 from Plot_Scatter import MetricsLogger
-from Policy_Value_Net import CheckpointError, PolicyValueNet, atomic_write, load_state_dict, resolve_device, save_checkpoint
+from Policy_Value_Net import CheckpointError, PolicyValueNet, atomic_write, load_state_dict, model_from_state, resolve_device, save_checkpoint
 from Lookahead_Targets import greedy_policy_solve_rate, lookahead_targets, scramble_path_states
 from Rubik2x2Env import NUM_ACTIONS, NUM_STICKERS, batch_onehot, batch_scramble
 from Self_Play import VALUE_TARGETS, generate_self_play_data
@@ -181,6 +181,11 @@ def parse_args(argv=None) -> argparse.Namespace:
         help="with --targets lookahead: value the chosen move's child a second time with the cube turned as a whole "
         "(same position, other input), which removes the upward bias of the max over noisy values",
     )
+    g.add_argument(
+        "--canonical-orientation", action="store_true",
+        help="turn every cube into its canonical orientation (one of 24 whole-cube rotations) before the network, so all "
+        "orientations of a position share one input; a checkpoint trained this way stays so, and a plain one is a starting point",
+    )
     g.add_argument("--states-per-iter", type=int, default=32768, help="with --targets lookahead: states generated and trained on per iteration")
     g.add_argument("--value-weight", type=float, default=VALUE_WEIGHT, help="weight of the value MSE in the loss (original 1.0; the policy's is 1.2)")
     g = p.add_argument_group("final evaluation (solve rate by scramble length)")
@@ -205,6 +210,7 @@ def parse_args(argv=None) -> argparse.Namespace:
         (args.lr > 0, "--lr must be positive"),
         (args.states_per_iter >= 1 and args.value_weight > 0, "--states-per-iter must be at least 1 and --value-weight positive"),
         (not args.double_estimate or args.targets == "lookahead", "--double-estimate works only with --targets lookahead"),
+        (not (args.double_estimate and args.canonical_orientation), "--double-estimate needs a network that tells orientations apart, so not --canonical-orientation"),
         (args.window >= 1, "--window must be at least 1"),
         (args.start_scramble_len >= 1, "--start-scramble-len must be at least 1"),
         (args.max_episode_steps >= 1, "--max-episode-steps must be at least 1"),
@@ -247,7 +253,7 @@ def main(argv=None) -> int:
         return 2
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
-    model = PolicyValueNet().to(device)
+    model = PolicyValueNet(canonical_orientation=args.canonical_orientation).to(device)
     curriculum = Curriculum(args.start_scramble_len, args.window, args.solve_threshold)
     buffer = ReplayBuffer(args.buffer_size)
     state_path = state_path_for(args.checkpoint)
@@ -257,7 +263,7 @@ def main(argv=None) -> int:
             state = torch.load(state_path, map_location="cpu", weights_only=True)
             if state.get("version") != STATE_VERSION:
                 raise CheckpointError(f"training state '{state_path}' has an unknown format; use --fresh to start over.")
-            model.load_state_dict(state["model"])
+            model = model_from_state(state["model"], state_path, args.canonical_orientation).to(device)
             curriculum = Curriculum(state["scramble_len"], args.window, args.solve_threshold, list(state["recent_solve_rates"]))
             buffer.load(state["buffer"])
             rng.bit_generator.state = json.loads(state["rng"])
@@ -265,7 +271,7 @@ def main(argv=None) -> int:
             print(f"Resuming from {state_path}: iteration {first_iter}, scramble length {curriculum.scramble_len}, buffer {len(buffer)} states.")
         elif not args.fresh and os.path.isfile(args.checkpoint):
             # As the seed: continue from the weights, but the curriculum starts over.
-            model.load_state_dict(load_state_dict(args.checkpoint))
+            model = model_from_state(load_state_dict(args.checkpoint), args.checkpoint, args.canonical_orientation).to(device)
             print(f"Loaded weights from {args.checkpoint} (no training state beside it: curriculum starts at {curriculum.scramble_len}).")
         else:
             print(f"New model ({'--fresh' if args.fresh else 'no checkpoint at ' + args.checkpoint}).")

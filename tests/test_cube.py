@@ -386,3 +386,28 @@ def test_whole_cube_rotations_are_24_and_keep_the_position():
     rot = np.random.default_rng(1).integers(0, 24, 200)
     solver = get_solver()
     assert np.array_equal(solver.batch_distance(batch_rotate(cubes, rot)), solver.batch_distance(cubes))
+
+
+def test_canonical_orientation_is_one_rotation_per_cube_and_moves_rename_consistently():
+    from Rubik2x2Env import CANONICAL_SLOT_COLOURS, CANONICAL_SLOT_READS, ROTATION_MOVE_MAP, ROTATION_PERMS, batch_rotate, canonical_rotation
+
+    rng = np.random.default_rng(3)
+    cubes, _ = batch_scramble(rng, 300, 20)
+    # Exactly one of the 24 rotations puts the D-L-B cubie home with D down.
+    every = batch_rotate(np.repeat(cubes, 24, axis=0), np.tile(np.arange(24), len(cubes)))
+    fits = (every[:, CANONICAL_SLOT_READS[0]] == CANONICAL_SLOT_COLOURS).all(axis=1).reshape(-1, 24)
+    assert (fits.sum(axis=1) == 1).all()
+    assert np.array_equal(fits.argmax(axis=1), canonical_rotation(cubes))
+    assert canonical_rotation(SOLVED_STICKERS)[0] == 0 and list(CANONICAL_SLOT_COLOURS) == [3, 4, 5]
+    # All orientations of a position share one canonical cube.
+    canon = batch_rotate(cubes, canonical_rotation(cubes))
+    turned = batch_rotate(cubes, rng.integers(0, 24, len(cubes)))
+    assert np.array_equal(batch_rotate(turned, canonical_rotation(turned)), canon)
+    # A move seen in a turned frame is the renamed move: rotate(apply(s, a)) == apply(rotate(s), map[a]).
+    assert all(sorted(row) == list(range(NUM_ACTIONS)) for row in ROTATION_MOVE_MAP)
+    assert np.array_equal(ROTATION_MOVE_MAP[0], np.arange(NUM_ACTIONS))
+    for r in range(len(ROTATION_PERMS)):
+        for a in range(NUM_ACTIONS):
+            lhs = batch_rotate(batch_apply_moves(cubes, np.full(len(cubes), a)), np.full(len(cubes), r))
+            rhs = batch_apply_moves(batch_rotate(cubes, np.full(len(cubes), r)), np.full(len(cubes), ROTATION_MOVE_MAP[r, a]))
+            assert np.array_equal(lhs, rhs)

@@ -72,6 +72,8 @@ def test_bad_flags_exit_2(tmp_path):
     assert out.returncode == 2 and "num-iters" in out.stderr
     out = run_main(tmp_path, "--double-estimate")
     assert out.returncode == 2 and "--targets lookahead" in out.stderr
+    out = run_main(tmp_path, "--targets", "lookahead", "--double-estimate", "--canonical-orientation")
+    assert out.returncode == 2 and "--canonical-orientation" in out.stderr
     assert not list(tmp_path.iterdir())  # nothing written
 
 
@@ -128,6 +130,19 @@ def test_lookahead_targets_run_and_resume_like_an_uninterrupted_run(tmp_path):
     assert a["iterations"] == b["iterations"] == [1, 2, 3]
     assert a["num_samples"] == b["num_samples"] == [66] * 3  # whole scramble paths: 22 of length 3
     assert a["solve_rates"] == b["solve_rates"] and a["losses"] == pytest.approx(b["losses"], rel=1e-5)
+
+
+def test_canonical_orientation_run_saves_a_marked_checkpoint_and_starts_from_plain_weights(tmp_path):
+    look = ["--targets", "lookahead", "--states-per-iter", "64", "--value-weight", "300", "--skip-eval"]
+    assert run_main(tmp_path, "--num-iters", "1", *look).returncode == 0
+    assert "canonical_orientation" not in torch.load(tmp_path / "m.pt", weights_only=True)
+    os.remove(tmp_path / "m.train_state.pt")  # only the plain weights are left to start from
+    out = run_main(tmp_path, "--num-iters", "1", "--canonical-orientation", *look)
+    assert out.returncode == 0 and "Loaded weights" in out.stdout, out.stderr
+    assert "canonical_orientation" in torch.load(tmp_path / "m.pt", weights_only=True)
+    out = run_main(tmp_path, "--num-iters", "2", *look)  # resuming without the flag keeps the network canonical
+    assert out.returncode == 0 and "Resuming" in out.stdout, out.stderr
+    assert "canonical_orientation" in torch.load(tmp_path / "m.pt", weights_only=True)
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])

@@ -378,3 +378,53 @@ def test_find_checkpoint_explicit_first(places, tmp_path):
     with pytest.raises(CheckpointError) as info:
         find_checkpoint(str(tmp_path / "missing.pt"))
     assert one_sentence(str(info.value))
+
+
+# --------------------------------------------------------------------------- canonical orientation
+def test_canonical_network_gives_every_orientation_the_same_value_and_renamed_policy():
+    from Rubik2x2Env import ROTATION_MOVE_MAP, batch_rotate
+
+    torch.manual_seed(0)
+    canon = PolicyValueNet(canonical_orientation=True).eval()
+    cubes, _ = batch_scramble(np.random.default_rng(4), 64, 15)
+    rot = np.random.default_rng(5).integers(1, 24, len(cubes))
+    with torch.no_grad():
+        logits, value = canon(torch.from_numpy(batch_onehot(cubes)))
+        logits_t, value_t = canon(torch.from_numpy(batch_onehot(batch_rotate(cubes, rot))))
+    torch.testing.assert_close(value_t, value, rtol=0, atol=0)
+    # Move a on the cube is move map[r, a] on the cube turned by r: same logit.
+    torch.testing.assert_close(logits_t.gather(1, torch.from_numpy(ROTATION_MOVE_MAP[rot])), logits, rtol=0, atol=0)
+    # A plain network with the same weights does tell the orientations apart.
+    plain = PolicyValueNet().eval()
+    plain.load_state_dict({k: v for k, v in canon.state_dict().items() if k != "canonical_orientation"})
+    with torch.no_grad():
+        assert not torch.allclose(plain(torch.from_numpy(batch_onehot(batch_rotate(cubes, rot))))[1], value)
+        # ... and agrees with the canonical one on cubes already in canonical orientation.
+        torch.testing.assert_close(plain(torch.from_numpy(batch_onehot(solved_cube()[None])))[1], canon(torch.from_numpy(batch_onehot(solved_cube()[None])))[1])
+
+
+def test_canonical_network_accepts_inputs_that_are_not_cubes(states):
+    canon = PolicyValueNet(canonical_orientation=True).eval()
+    with torch.no_grad():
+        logits, value = canon(torch.zeros(3, 144))
+    assert logits.shape == (3, 12) and value.shape == (3, 1) and torch.isfinite(logits).all()
+
+
+def test_canonical_checkpoint_is_marked_and_loads_as_canonical(states, tmp_path):
+    torch.manual_seed(1)
+    canon = PolicyValueNet(canonical_orientation=True).eval()
+    save_checkpoint(canon, str(tmp_path / "c.pt"))
+    state = load_state_dict(str(tmp_path / "c.pt"))
+    assert "canonical_orientation" in state and len(state) == len(PolicyValueNet().state_dict()) + 1
+    loaded = load_model(str(tmp_path / "c.pt"))
+    assert loaded.canonical and same_weights(loaded, canon)
+    torch.testing.assert_close(loaded(torch.from_numpy(states))[1], canon(torch.from_numpy(states))[1])
+
+
+def test_plain_weights_start_a_canonical_network(net, tmp_path):
+    save_checkpoint(net, str(tmp_path / "p.pt"))
+    plain = PVN.model_from_state(load_state_dict(str(tmp_path / "p.pt")), "p.pt")
+    assert not plain.canonical and load_model(str(tmp_path / "p.pt")).canonical is False
+    canon = PVN.model_from_state(load_state_dict(str(tmp_path / "p.pt")), "p.pt", canonical_orientation=True)
+    assert canon.canonical
+    assert all(torch.equal(v, net.state_dict()[k]) for k, v in canon.state_dict().items() if k != "canonical_orientation")
