@@ -25,7 +25,9 @@ overrates), which stalls the backup a few moves out: measured, far positions lev
 about 7.5 moves from solved. With ``rng`` (``main.py --double-estimate``) the chosen child
 is valued a second time in another orientation, the cube turned as a whole, which is the
 same position but an input the network errs on independently: the double estimator of
-double Q-learning, without a second network.
+double Q-learning, without a second network. A network that canonicalises orientations
+(``--canonical-orientation``) sees every turn of a cube as one input, so for it the second
+reading is of the child's mirror image instead, which is just as far from solved.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from Rubik2x2Env import (
     SOLVED_STICKERS,
     batch_apply_moves,
     batch_is_solved,
+    batch_mirror,
     batch_onehot,
     batch_rotate,
     legal_action_mask,
@@ -100,7 +103,7 @@ def lookahead_targets(
     move (the lowest index among equals). With the scramble ``depth`` and ``last`` move of
     each cube, the undo move's child is worth at least ``1 - 0.03 (depth - 1)``. With
     ``rng``, ``z`` uses the best child's value read again after a random whole-cube
-    rotation (the double estimate). Returns ``z (n,) float32`` and ``pi (n, 12) float32``.
+    rotation, or of its mirror image for a canonicalising network (the double estimate). Returns ``z (n,) float32`` and ``pi (n, 12) float32``.
     """
     n = len(cubes)
     rows = np.arange(n)
@@ -117,8 +120,12 @@ def lookahead_targets(
         best = values.argmax(axis=1)
         chosen = values[rows, best]
         if rng is not None:
-            turned = batch_rotate(batch_apply_moves(cubes, best), rng.integers(1, len(ROTATION_PERMS), size=n))
-            chosen = capped_values(model, turned, device)
+            child = batch_apply_moves(cubes, best)
+            if getattr(model, "canonical", False):  # all turns of a cube are one input to it: read the mirror image
+                other = batch_mirror(child)
+            else:
+                other = batch_rotate(child, rng.integers(1, len(ROTATION_PERMS), size=n))
+            chosen = capped_values(model, other, device)
             if bounded:
                 chosen = np.where(best == undo, np.maximum(chosen, floor), chosen)
     finally:

@@ -244,6 +244,44 @@ CANONICAL_SLOT_READS, ROTATION_MOVE_MAP = _build_canonical_tables()
 CANONICAL_SLOT_COLOURS = SOLVED_STICKERS[CANONICAL_SLOT_READS[0]]
 
 
+def _build_mirror() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The left-right mirror image of a cube as a sticker permutation, a colour renaming
+    and a renaming of moves.
+
+    Reflecting the cube in the plane between L and R swaps those faces; every corner then
+    shows its colours in mirrored order, so the R and L colours are swapped as well to make
+    it a real cube again. The solved cube is its own image, and a move sequence mirrored
+    (each turn of R becomes L' and so on) solves the image, so distances are unchanged.
+    """
+    where = {}
+    for s in range(NUM_STICKERS):
+        p, n = _sticker_geometry(s // 4, (s % 4) // 2, s % 2)
+        where[(tuple(p), tuple(n))] = s
+    flip = np.array([-1, 1, 1])
+    perm = np.empty(NUM_STICKERS, dtype=np.intp)
+    for (p, n), s in where.items():
+        perm[s] = where[(tuple(flip * p), tuple(flip * n))]
+    colours = np.arange(NUM_FACES, dtype=np.int8)
+    colours[[FACE_NAMES.index("R"), FACE_NAMES.index("L")]] = colours[[FACE_NAMES.index("L"), FACE_NAMES.index("R")]]
+    move_keys = {m.tobytes(): a for a, m in enumerate(MOVE_PERMS)}
+    # mirror(apply(s, a)) = c[s[move_a[perm]]] and apply(mirror(s), b) = c[s[perm[move_b]]],
+    # and perm is its own inverse, so move_b = perm[move_a[perm]].
+    move_map = np.array([move_keys[perm[m[perm]].tobytes()] for m in MOVE_PERMS], dtype=np.intp)
+    for table in (perm, colours, move_map):
+        table.setflags(write=False)
+    return perm, colours, move_map
+
+
+#: ``batch_mirror`` uses these: ``mirror(apply(s, a)) == apply(mirror(s), MIRROR_MOVE_MAP[a])``.
+MIRROR_PERM, MIRROR_COLOURS, MIRROR_MOVE_MAP = _build_mirror()
+
+
+def batch_mirror(cubes: np.ndarray) -> np.ndarray:
+    """The left-right mirror image of every cube: the same distance from solved, but an
+    input that a network canonicalising only rotations still sees as new."""
+    return MIRROR_COLOURS[np.asarray(cubes)[..., MIRROR_PERM]]
+
+
 def canonical_rotation(cubes: np.ndarray) -> np.ndarray:
     """``(B,)`` index into ``ROTATION_PERMS`` of each cube's canonical orientation (0 for a
     sticker array that is not a real cube and has no such orientation)."""

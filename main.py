@@ -179,7 +179,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     g.add_argument(
         "--double-estimate", action="store_true",
         help="with --targets lookahead: value the chosen move's child a second time with the cube turned as a whole "
-        "(same position, other input), which removes the upward bias of the max over noisy values",
+        "(mirrored, with --canonical-orientation): same distance, other input, which removes the upward bias of the max over noisy values",
     )
     g.add_argument(
         "--canonical-orientation", action="store_true",
@@ -210,7 +210,6 @@ def parse_args(argv=None) -> argparse.Namespace:
         (args.lr > 0, "--lr must be positive"),
         (args.states_per_iter >= 1 and args.value_weight > 0, "--states-per-iter must be at least 1 and --value-weight positive"),
         (not args.double_estimate or args.targets == "lookahead", "--double-estimate works only with --targets lookahead"),
-        (not (args.double_estimate and args.canonical_orientation), "--double-estimate needs a network that tells orientations apart, so not --canonical-orientation"),
         (args.window >= 1, "--window must be at least 1"),
         (args.start_scramble_len >= 1, "--start-scramble-len must be at least 1"),
         (args.max_episode_steps >= 1, "--max-episode-steps must be at least 1"),

@@ -411,3 +411,23 @@ def test_canonical_orientation_is_one_rotation_per_cube_and_moves_rename_consist
             lhs = batch_rotate(batch_apply_moves(cubes, np.full(len(cubes), a)), np.full(len(cubes), r))
             rhs = batch_apply_moves(batch_rotate(cubes, np.full(len(cubes), r)), np.full(len(cubes), ROTATION_MOVE_MAP[r, a]))
             assert np.array_equal(lhs, rhs)
+
+
+@pytest.mark.usefixtures("isolated_solver_cache")
+def test_mirror_image_is_a_real_cube_at_the_same_distance():
+    from Optimal_Solver import get_solver
+    from Rubik2x2Env import MIRROR_MOVE_MAP, batch_mirror, canonical_rotation, CANONICAL_SLOT_COLOURS, CANONICAL_SLOT_READS, batch_rotate
+
+    cubes, _ = batch_scramble(np.random.default_rng(6), 300, 14)
+    image = batch_mirror(cubes)
+    assert np.array_equal(batch_mirror(image), cubes) and not np.array_equal(image, cubes)
+    assert batch_is_solved(batch_mirror(SOLVED_STICKERS[None])).all()
+    # A real cube: it has a canonical orientation (no mirrored corner), and the same distance.
+    canon = batch_rotate(image, canonical_rotation(image))
+    assert (canon[:, CANONICAL_SLOT_READS[0]] == CANONICAL_SLOT_COLOURS).all()
+    solver = get_solver()
+    assert np.array_equal(solver.batch_distance(image), solver.batch_distance(cubes))
+    assert [MOVE_NAMES[a] for a in MIRROR_MOVE_MAP[[0, 2, 6]]] == ["U'", "L'", "R'"]
+    for a in range(NUM_ACTIONS):
+        moved = batch_apply_moves(cubes, np.full(len(cubes), a))
+        assert np.array_equal(batch_mirror(moved), batch_apply_moves(image, np.full(len(cubes), MIRROR_MOVE_MAP[a])))
