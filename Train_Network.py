@@ -36,17 +36,22 @@ def dataset_to_tensors(dataset) -> tuple[torch.Tensor, torch.Tensor, torch.Tenso
     return states, pis, zs
 
 
-def train_on_selfplay_data(model, dataset, batch_size: int = 256, epochs: int = 10, lr: float = 2e-4, device=None, seed: int | None = None, progress: bool = False, verbose: bool = False, value_weight: float = VALUE_WEIGHT):
+def train_on_selfplay_data(model, dataset, batch_size: int = 256, epochs: int = 10, lr: float = 2e-4, device=None, seed: int | None = None, progress: bool = False, verbose: bool = False, value_weight: float = VALUE_WEIGHT, optimizer: torch.optim.Optimizer | None = None):
     """Train ``model`` on ``dataset`` for ``epochs`` shuffled passes of ``batch_size``.
 
-    As the seed, a new Adam optimizer is made on every call. Returns ``(model, loss,
-    policy_loss, value_loss)``: the means over the last epoch. ``seed`` fixes the shuffling.
+    As the seed, a new Adam optimizer is made on every call, unless ``optimizer`` (an Adam
+    over ``model``'s parameters kept between calls, ``main.py --keep-optimizer``) is given;
+    its learning rate is set to ``lr``. Returns ``(model, loss, policy_loss, value_loss)``:
+    the means over the last epoch. ``seed`` fixes the shuffling.
     """
     if len(dataset) == 0:
         raise ValueError("cannot train on an empty dataset")
     device = torch.device(device) if device is not None else next(model.parameters()).device
     states, pis, zs = (t.to(device) for t in dataset_to_tensors(dataset))
-    optimizer = torch.optim.Adam(model.parameters(), lr=lr)
+    if optimizer is None:
+        optimizer = torch.optim.Adam(model.parameters(), lr=lr)
+    for group in optimizer.param_groups:
+        group["lr"] = lr
     generator = torch.Generator().manual_seed(seed) if seed is not None else None
     model.train()
     n = len(states)

@@ -186,6 +186,11 @@ def parse_args(argv=None) -> argparse.Namespace:
         help="turn every cube into its canonical orientation (one of 24 whole-cube rotations) before the network, so all "
         "orientations of a position share one input; a checkpoint trained this way stays so, and a plain one is a starting point",
     )
+    g.add_argument(
+        "--keep-optimizer", action="store_true",
+        help="one Adam optimizer for the whole run (saved with the training state) instead of a new one every iteration: "
+        "a fresh Adam's first steps move every weight by about --lr, which blurs values that must be exact to 0.03",
+    )
     g.add_argument("--states-per-iter", type=int, default=32768, help="with --targets lookahead: states generated and trained on per iteration")
     g.add_argument("--value-weight", type=float, default=VALUE_WEIGHT, help="weight of the value MSE in the loss (original 1.0; the policy's is 1.2)")
     g = p.add_argument_group("final evaluation (solve rate by scramble length)")
@@ -256,7 +261,7 @@ def main(argv=None) -> int:
     curriculum = Curriculum(args.start_scramble_len, args.window, args.solve_threshold)
     buffer = ReplayBuffer(args.buffer_size)
     state_path = state_path_for(args.checkpoint)
-    first_iter, metrics = 1, None
+    first_iter, metrics, optimizer_state = 1, None, None
     try:
         if not args.fresh and os.path.isfile(state_path):
             state = torch.load(state_path, map_location="cpu", weights_only=True)
@@ -266,7 +271,7 @@ def main(argv=None) -> int:
             curriculum = Curriculum(state["scramble_len"], args.window, args.solve_threshold, list(state["recent_solve_rates"]))
             buffer.load(state["buffer"])
             rng.bit_generator.state = json.loads(state["rng"])
-            first_iter, metrics = state["iteration"] + 1, state["metrics"]
+            first_iter, metrics, optimizer_state = state["iteration"] + 1, state["metrics"], state.get("optimizer")
             print(f"Resuming from {state_path}: iteration {first_iter}, scramble length {curriculum.scramble_len}, buffer {len(buffer)} states.")
         elif not args.fresh and os.path.isfile(args.checkpoint):
             # As the seed: continue from the weights, but the curriculum starts over.
@@ -290,6 +295,11 @@ def main(argv=None) -> int:
         logger.metrics = {k: list(v) for k, v in metrics.items()}
     logger.log_hparams_text(vars(args))
 
+    optimizer = None
+    if args.keep_optimizer:
+        optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
+        if optimizer_state is not None:
+            optimizer.load_state_dict(optimizer_state)
     guard = InterruptGuard()
     guard.install()
     min_buffer = args.batch_size * args.min_buffer_batches
@@ -325,7 +335,7 @@ def main(argv=None) -> int:
             if trained:
                 _, loss, ploss, vloss = train_on_selfplay_data(
                     model, sample, args.batch_size, args.epochs, args.lr, device=device,
-                    seed=int(rng.integers(2**62)), progress=progress, value_weight=args.value_weight,
+                    seed=int(rng.integers(2**62)), progress=progress, value_weight=args.value_weight, optimizer=optimizer,
                 )
             with guard.deferred():  # a signal now waits until everything is on disk
                 if trained:
@@ -340,6 +350,8 @@ def main(argv=None) -> int:
                     "model": {k: v.detach().cpu() for k, v in model.state_dict().items()},
                     "buffer": buffer.state(), "metrics": logger.metrics, "args": json.dumps(vars(args)),
                 }
+                if optimizer is not None:
+                    state["optimizer"] = optimizer.state_dict()
                 atomic_write(state_path, lambda f: torch.save(state, f))
                 save_checkpoint(model, args.checkpoint)
                 logger.save_json()

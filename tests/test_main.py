@@ -113,8 +113,9 @@ def test_resume_gives_the_same_run_as_no_interruption(tmp_path):
     assert a["losses"] == pytest.approx(b["losses"], rel=1e-5)
 
 
-def test_lookahead_targets_run_and_resume_like_an_uninterrupted_run(tmp_path):
-    look = ["--targets", "lookahead", "--states-per-iter", "64", "--value-weight", "300", "--skip-eval"]
+@pytest.mark.parametrize("extra", [[], ["--keep-optimizer", "--canonical-orientation", "--double-estimate"]])
+def test_lookahead_targets_run_and_resume_like_an_uninterrupted_run(tmp_path, extra):
+    look = ["--targets", "lookahead", "--states-per-iter", "64", "--value-weight", "300", "--skip-eval", *extra]
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     out = run_main(tmp_path / "a", "--num-iters", "3", *look)
@@ -126,8 +127,10 @@ def test_lookahead_targets_run_and_resume_like_an_uninterrupted_run(tmp_path):
     a = json.loads((tmp_path / "a" / "logs" / "metrics.json").read_text())
     b = json.loads((tmp_path / "b" / "logs" / "metrics.json").read_text())
     assert a["iterations"] == b["iterations"] == [1, 2, 3]
-    assert a["num_samples"] == b["num_samples"] == [66] * 3  # whole scramble paths: 22 of length 3
+    assert a["num_samples"] == b["num_samples"] and a["num_samples"][0] == 66  # whole scramble paths: 22 of length 3
     assert a["solve_rates"] == b["solve_rates"] and a["losses"] == pytest.approx(b["losses"], rel=1e-5)
+    state = torch.load(tmp_path / "b" / "m.train_state.pt", weights_only=True)
+    assert ("optimizer" in state) == ("--keep-optimizer" in extra)
 
 
 def test_canonical_orientation_run_saves_a_marked_checkpoint_and_starts_from_plain_weights(tmp_path):
