@@ -95,12 +95,16 @@ def child_values(model: torch.nn.Module, cubes: np.ndarray, device=None) -> np.n
 
 def lookahead_targets(
     model: torch.nn.Module, cubes: np.ndarray, depth: np.ndarray | None = None, last: np.ndarray | None = None, device=None,
-    rng: np.random.Generator | None = None,
+    rng: np.random.Generator | None = None, policy_temperature: float = 0.0,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Value and policy targets of ``cubes`` from one ply of full-width search.
 
     ``z = max_a v(child_a) - 0.03`` (1 for a solved cube) and ``pi`` = one-hot on the best
-    move (the lowest index among equals). With the scramble ``depth`` and ``last`` move of
+    move (the lowest index among equals), or with ``policy_temperature`` T > 0 (in moves)
+    ``pi ~ exp(-(moves to go after a) / T)`` read from the children's values: moves that
+    look equally good share the mass, so a search with these priors still tries the
+    second-best move, where a one-hot-trained policy leaves it nearly unvisited.
+    With the scramble ``depth`` and ``last`` move of
     each cube, the undo move's child is worth at least ``1 - 0.03 (depth - 1)``. With
     ``rng``, ``z`` uses the best child's value read again after a random whole-cube
     rotation, or of its mirror image for a canonicalising network (the double estimate). Returns ``z (n,) float32`` and ``pi (n, 12) float32``.
@@ -132,8 +136,13 @@ def lookahead_targets(
         model.train(was_training)
     z = chosen - STEP_COST
     z[batch_is_solved(cubes)] = 1.0
-    pi = np.zeros((n, NUM_ACTIONS), dtype=np.float32)
-    pi[rows, best] = 1.0
+    if policy_temperature > 0:
+        logits = (values - values.max(axis=1, keepdims=True)) / (STEP_COST * policy_temperature)
+        pi = np.exp(logits)
+        pi = (pi / pi.sum(axis=1, keepdims=True)).astype(np.float32)
+    else:
+        pi = np.zeros((n, NUM_ACTIONS), dtype=np.float32)
+        pi[rows, best] = 1.0
     return z.astype(np.float32), pi
 
 

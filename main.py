@@ -191,6 +191,11 @@ def parse_args(argv=None) -> argparse.Namespace:
         help="one Adam optimizer for the whole run (saved with the training state) instead of a new one every iteration: "
         "a fresh Adam's first steps move every weight by about --lr, which blurs values that must be exact to 0.03",
     )
+    g.add_argument(
+        "--policy-temperature", type=float, default=0.0,
+        help="with --targets lookahead: policy target softmax(-moves to go after each move / T) from the children's values, "
+        "T in moves; 0 = one-hot on the best move",
+    )
     g.add_argument("--states-per-iter", type=int, default=32768, help="with --targets lookahead: states generated and trained on per iteration")
     g.add_argument("--value-weight", type=float, default=VALUE_WEIGHT, help="weight of the value MSE in the loss (original 1.0; the policy's is 1.2)")
     g = p.add_argument_group("final evaluation (solve rate by scramble length)")
@@ -213,6 +218,7 @@ def parse_args(argv=None) -> argparse.Namespace:
         (args.episodes_per_iter >= 1, "--episodes-per-iter must be at least 1"),
         (args.epochs >= 1 and args.batch_size >= 1, "--epochs and --batch-size must be at least 1"),
         (args.lr > 0, "--lr must be positive"),
+        (args.policy_temperature >= 0, "--policy-temperature must be 0 or more"),
         (args.states_per_iter >= 1 and args.value_weight > 0, "--states-per-iter must be at least 1 and --value-weight positive"),
         (not args.double_estimate or args.targets == "lookahead", "--double-estimate works only with --targets lookahead"),
         (args.window >= 1, "--window must be at least 1"),
@@ -312,7 +318,9 @@ def main(argv=None) -> int:
             length = curriculum.scramble_len
             if args.targets == "lookahead":
                 cubes, depth, last = scramble_path_states(rng, args.states_per_iter, length)
-                z, pi = lookahead_targets(model, cubes, depth, last, device, rng=rng if args.double_estimate else None)
+                z, pi = lookahead_targets(
+                    model, cubes, depth, last, device, rng=rng if args.double_estimate else None, policy_temperature=args.policy_temperature,
+                )
                 start_cubes, _ = batch_scramble(rng, args.episodes_per_iter, length)
                 solve_rate = greedy_policy_solve_rate(model, start_cubes, args.max_episode_steps, device)
                 sample, num_samples, trained = (batch_onehot(cubes), pi, z), len(z), True

@@ -164,3 +164,22 @@ def test_double_estimate_of_a_canonical_network_reads_the_mirror_image():
     net.canonical = False  # a turned copy is no new reading for this net: the bias stays
     z_turned, _ = lookahead_targets(net, cubes, rng=np.random.default_rng(0))
     assert (z_turned - target).mean() > 0.5 * STEP_COST
+
+
+def test_soft_policy_targets_share_the_mass_between_equally_good_moves():
+    from Optimal_Solver import get_solver
+
+    solver = get_solver()
+    cubes = solver.random_cubes_at_distance(np.random.default_rng(9), 6, 40, replace=True)
+    z_hard, pi_hard = lookahead_targets(OracleNet(), cubes)
+    z_soft, pi_soft = lookahead_targets(OracleNet(), cubes, policy_temperature=0.5)
+    assert np.array_equal(z_hard, z_soft) and pi_soft.sum(axis=1) == pytest.approx(1.0)
+    kids = np.stack([solver.batch_distance(batch_apply_moves(cubes, np.full(len(cubes), a))) for a in range(NUM_ACTIONS)], axis=1)
+    closer = kids < 6
+    # Every move one closer gets the same share; each of the others e^-4 as much (2 moves worse, T = 0.5).
+    share = pi_soft[closer].reshape(-1)
+    rows = np.arange(len(cubes))
+    good = pi_soft[rows, pi_hard.argmax(axis=1)]
+    assert np.allclose(pi_soft * closer, good[:, None] * closer, rtol=1e-5)
+    assert np.allclose(pi_soft * ~closer, good[:, None] * np.exp(-4.0) * ~closer, rtol=1e-4)
+    assert share.min() > 0.1 and (pi_hard[closer].sum() == len(cubes))
