@@ -34,6 +34,7 @@ def test_defaults_are_the_seed_recipe():
     assert (a.eval_min_len, a.eval_max_len, a.eval_runs, a.eval_sims, a.eval_max_steps) == (1, 20, 100, 1000, 40)
     assert a.start_scramble_len == 3 and a.window == 8 and a.select_mode == "sample"
     assert a.value_target == "episode" and a.targets == "selfplay" and a.value_weight == 1.0  # changes are opt-in
+    assert not (a.double_estimate or a.canonical_orientation or a.keep_optimizer) and a.policy_temperature == 0.0
 
 
 def test_simulation_and_temperature_schedules():
