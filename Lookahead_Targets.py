@@ -103,11 +103,11 @@ def lookahead_targets(
     move (the lowest index among equals), or with ``policy_temperature`` T > 0 (in moves)
     ``pi ~ exp(-(moves to go after a) / T)`` read from the children's values: moves that
     look equally good share the mass, so a search with these priors still tries the
-    second-best move, where a one-hot-trained policy leaves it nearly unvisited.
-    With the scramble ``depth`` and ``last`` move of
-    each cube, the undo move's child is worth at least ``1 - 0.03 (depth - 1)``. With
-    ``rng``, ``z`` uses the best child's value read again after a random whole-cube
-    rotation, or of its mirror image for a canonicalising network (the double estimate). Returns ``z (n,) float32`` and ``pi (n, 12) float32``.
+    second-best move, where a one-hot-trained policy leaves it nearly unvisited. With the
+    scramble ``depth`` and ``last`` move of each cube, the undo move's child is worth at
+    least ``1 - 0.03 (depth - 1)``. With ``rng``, ``z`` uses the best child's value read again after a random whole-cube
+    rotation, or of its mirror image for a canonicalising network (the double estimate).
+    Returns ``z (n,) float32`` and ``pi (n, 12) float32``.
     """
     n = len(cubes)
     rows = np.arange(n)

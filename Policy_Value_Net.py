@@ -64,12 +64,13 @@ class PolicyValueNet(nn.Module):
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """``x (B, 144)`` -> policy logits ``(B, 12)`` and value ``(B, 1)`` in [-1, 1]."""
-        if not self.canonical:
-            h = self.body(x)
-            return self.policy_head(h), torch.tanh(self.value_head(h))
-        x, move_map = self._canonicalise(x)
+        if self.canonical:
+            x, move_map = self._canonicalise(x)
         h = self.body(x)
-        return self.policy_head(h).gather(1, move_map), torch.tanh(self.value_head(h))
+        logits = self.policy_head(h)
+        if self.canonical:
+            logits = logits.gather(1, move_map)
+        return logits, torch.tanh(self.value_head(h))
 
     def _canonicalise(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Each one-hot cube of ``x`` in its canonical orientation, and per cube the

@@ -54,23 +54,22 @@ def _sticker_geometry(face: int, row: int, col: int) -> tuple[np.ndarray, np.nda
     return np.array(p), np.array(n)
 
 
+#: Position and normal of every sticker index, and the index of a (position, normal) pair.
+_GEOMETRY = [_sticker_geometry(s // 4, (s % 4) // 2, s % 2) for s in range(NUM_STICKERS)]
+_STICKER_AT = {(tuple(p), tuple(n)): s for s, (p, n) in enumerate(_GEOMETRY)}
+
+
 def _quarter_turn_perm(face: int, clockwise: bool) -> np.ndarray:
     """Permutation ``new = old[perm]`` of one quarter turn of ``face``."""
-    keys = {}
-    geo = []
-    for s in range(NUM_STICKERS):
-        p, n = _sticker_geometry(s // 4, (s % 4) // 2, s % 2)
-        keys[(tuple(p), tuple(n))] = s
-        geo.append((p, n))
     axis = _sticker_geometry(face, 0, 0)[1]
     # Clockwise seen from outside = -90 degrees about the outward axis (right-hand rule).
     angle = -np.pi / 2 if clockwise else np.pi / 2
     k = np.array([[0, -axis[2], axis[1]], [axis[2], 0, -axis[0]], [-axis[1], axis[0], 0]])
     rot = np.rint(np.eye(3) + np.sin(angle) * k + (1 - np.cos(angle)) * k @ k).astype(int)
     perm = np.arange(NUM_STICKERS)
-    for s, (p, n) in enumerate(geo):
+    for s, (p, n) in enumerate(_GEOMETRY):
         if p @ axis > 0:  # the sticker sits on the turning layer
-            perm[keys[(tuple(rot @ p), tuple(rot @ n))]] = s
+            perm[_STICKER_AT[(tuple(rot @ p), tuple(rot @ n))]] = s
     return perm
 
 
@@ -212,6 +211,19 @@ def batch_rotate(cubes: np.ndarray, rotations: np.ndarray) -> np.ndarray:
     return np.take_along_axis(cubes, ROTATION_PERMS[rotations], axis=1)
 
 
+def _renamed_moves(symmetry: np.ndarray) -> np.ndarray:
+    """``(12,)``: for a whole-cube symmetry ``new = old[symmetry]`` (a rotation or the
+    mirror), the action that does on the transformed cube what action ``a`` does on the
+    original: ``sym(apply(s, a)) == apply(sym(s), renamed[a])``.
+
+    ``sym(apply(s, a)) = s[move_a[symmetry]]`` and ``apply(sym(s), b) = s[symmetry[move_b]]``,
+    so ``move_b = inverse[move_a[symmetry]]``: the face turn seen in the transformed frame.
+    """
+    inverse = np.argsort(symmetry)
+    index = {m.tobytes(): a for a, m in enumerate(MOVE_PERMS)}
+    return np.array([index[inverse[m[symmetry]].tobytes()] for m in MOVE_PERMS], dtype=np.intp)
+
+
 def _build_canonical_tables() -> tuple[np.ndarray, np.ndarray]:
     """Where rotation ``r`` reads the down-left-back corner from, and how it renames moves.
 
@@ -220,17 +232,10 @@ def _build_canonical_tables() -> tuple[np.ndarray, np.ndarray]:
     ``move_map[r, a]``: the action on the rotated cube that does what action ``a`` does
     on the unrotated one, i.e. ``rotate(apply(s, a), r) == apply(rotate(s, r), move_map[r, a])``.
     """
-    slot = [s for s in range(NUM_STICKERS) if tuple(_sticker_geometry(s // 4, (s % 4) // 2, s % 2)[0]) == (-1, -1, -1)]
+    slot = [s for s, (p, _) in enumerate(_GEOMETRY) if tuple(p) == (-1, -1, -1)]
     slot = sorted(slot, key=lambda s: SOLVED_STICKERS[s])  # the D, L, B stickers, in that colour order
     slot_reads = ROTATION_PERMS[:, slot]
-    move_keys = {p.tobytes(): a for a, p in enumerate(MOVE_PERMS)}
-    move_map = np.empty((len(ROTATION_PERMS), NUM_ACTIONS), dtype=np.intp)
-    for r, rot in enumerate(ROTATION_PERMS):
-        inverse = np.argsort(rot)
-        for a, move in enumerate(MOVE_PERMS):
-            # rotate(apply(s, a), r) = s[move[rot]] and apply(rotate(s, r), b) = s[rot[perm_b]],
-            # so perm_b = inverse[move[rot]]: a face turn seen in the turned frame.
-            move_map[r, a] = move_keys[inverse[move[rot]].tobytes()]
+    move_map = np.stack([_renamed_moves(rot) for rot in ROTATION_PERMS])
     slot_reads.setflags(write=False)
     move_map.setflags(write=False)
     return slot_reads, move_map
@@ -253,20 +258,11 @@ def _build_mirror() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     it a real cube again. The solved cube is its own image, and a move sequence mirrored
     (each turn of R becomes L' and so on) solves the image, so distances are unchanged.
     """
-    where = {}
-    for s in range(NUM_STICKERS):
-        p, n = _sticker_geometry(s // 4, (s % 4) // 2, s % 2)
-        where[(tuple(p), tuple(n))] = s
     flip = np.array([-1, 1, 1])
-    perm = np.empty(NUM_STICKERS, dtype=np.intp)
-    for (p, n), s in where.items():
-        perm[s] = where[(tuple(flip * p), tuple(flip * n))]
+    perm = np.array([_STICKER_AT[(tuple(flip * p), tuple(flip * n))] for p, n in _GEOMETRY], dtype=np.intp)
     colours = np.arange(NUM_FACES, dtype=np.int8)
     colours[[FACE_NAMES.index("R"), FACE_NAMES.index("L")]] = colours[[FACE_NAMES.index("L"), FACE_NAMES.index("R")]]
-    move_keys = {m.tobytes(): a for a, m in enumerate(MOVE_PERMS)}
-    # mirror(apply(s, a)) = c[s[move_a[perm]]] and apply(mirror(s), b) = c[s[perm[move_b]]],
-    # and perm is its own inverse, so move_b = perm[move_a[perm]].
-    move_map = np.array([move_keys[perm[m[perm]].tobytes()] for m in MOVE_PERMS], dtype=np.intp)
+    move_map = _renamed_moves(perm)  # the colour renaming commutes with every move
     for table in (perm, colours, move_map):
         table.setflags(write=False)
     return perm, colours, move_map
