@@ -27,7 +27,9 @@ is valued a second time in another orientation, the cube turned as a whole, whic
 same position but an input the network errs on independently: the double estimator of
 double Q-learning, without a second network. A network that canonicalises orientations
 (``--canonical-orientation``) sees every turn of a cube as one input, so for it the second
-reading is of the child's mirror image instead, which is just as far from solved.
+reading is of the child's mirror image instead, which is just as far from solved. A network
+that also reduces symmetries (``--canonical-symmetry``) sees the mirror image as the same
+input, so it has no second reading (``main.py`` refuses the combination).
 """
 
 from __future__ import annotations

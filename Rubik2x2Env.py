@@ -278,6 +278,41 @@ def batch_mirror(cubes: np.ndarray) -> np.ndarray:
     return MIRROR_COLOURS[np.asarray(cubes)[..., MIRROR_PERM]]
 
 
+def _build_symmetries() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The 48 symmetries of the cube that keep every distance: ``T_k(s) = colours[k][s[perms[k]]]``
+    and ``T_k(apply(s, a)) == apply(T_k(s), move_map[k, a])``.
+
+    Symmetries 0..23 only rename colours, as the whole-cube rotation ``k`` renames them
+    (what was face f's colour becomes the colour the rotation brings to face f). Moves
+    permute stickers and a renaming acts on colours, so the two commute: the renamed cube
+    is the solved cube turned as a whole, scrambled by the same moves, and as far from
+    solved (move names unchanged). Symmetries 24..47 are the same renamings of the mirror
+    image. Together with the 24 orientations they map a position to every position
+    that is the same up to a symmetry of the cube: about 48 times fewer positions.
+    """
+    identity = np.arange(NUM_STICKERS, dtype=np.intp)
+    face_stickers = [int(np.flatnonzero(SOLVED_STICKERS == f)[0]) for f in range(NUM_FACES)]
+    renamings = np.stack([SOLVED_STICKERS[rot][face_stickers] for rot in ROTATION_PERMS]).astype(np.int8)
+    perms = np.stack([identity] * len(renamings) + [MIRROR_PERM] * len(renamings))
+    colours = np.concatenate([renamings, renamings[:, MIRROR_COLOURS]])
+    move_map = np.stack([np.arange(NUM_ACTIONS)] * len(renamings) + [MIRROR_MOVE_MAP] * len(renamings)).astype(np.intp)
+    for table in (perms, colours, move_map):
+        table.setflags(write=False)
+    return perms, colours, move_map
+
+
+#: ``SYMMETRY_PERMS[k]``, ``SYMMETRY_COLOURS[k]``, ``SYMMETRY_MOVE_MAP[k]``: symmetry ``k`` of
+#: 48 (``batch_symmetry``); symmetry 0 is the identity and 24 the mirror image.
+SYMMETRY_PERMS, SYMMETRY_COLOURS, SYMMETRY_MOVE_MAP = _build_symmetries()
+
+
+def batch_symmetry(cubes: np.ndarray, symmetries: np.ndarray) -> np.ndarray:
+    """``cubes[i]`` under symmetry ``symmetries[i]``: a cube exactly as far from solved."""
+    symmetries = np.asarray(symmetries)
+    moved = np.take_along_axis(np.asarray(cubes), SYMMETRY_PERMS[symmetries], axis=1)
+    return np.take_along_axis(SYMMETRY_COLOURS[symmetries], moved.astype(np.intp), axis=1)
+
+
 def canonical_rotation(cubes: np.ndarray) -> np.ndarray:
     """``(B,)`` index into ``ROTATION_PERMS`` of each cube's canonical orientation (0 for a
     sticker array that is not a real cube and has no such orientation)."""

@@ -187,6 +187,12 @@ def parse_args(argv=None) -> argparse.Namespace:
         "orientations of a position share one input; a checkpoint trained this way stays so, and a plain one is a starting point",
     )
     g.add_argument(
+        "--canonical-symmetry", action="store_true",
+        help="as --canonical-orientation, and also map every cube to one representative of the (up to) 48 positions that "
+        "are the same up to a symmetry of the cube (colours renamed as a rotation renames them, and mirror images): "
+        "about 48 times fewer positions for the network to learn",
+    )
+    g.add_argument(
         "--keep-optimizer", action="store_true",
         help="one Adam optimizer for the whole run (saved with the training state) instead of a new one every iteration: "
         "a fresh Adam's first steps move every weight by about --lr, which blurs values that must be exact to 0.03",
@@ -263,7 +269,8 @@ def main(argv=None) -> int:
         return 2
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
-    model = PolicyValueNet(canonical_orientation=args.canonical_orientation).to(device)
+    network_flags = dict(canonical_orientation=args.canonical_orientation, canonical_symmetry=args.canonical_symmetry)
+    model = PolicyValueNet(**network_flags).to(device)
     curriculum = Curriculum(args.start_scramble_len, args.window, args.solve_threshold)
     buffer = ReplayBuffer(args.buffer_size)
     state_path = state_path_for(args.checkpoint)
@@ -273,7 +280,7 @@ def main(argv=None) -> int:
             state = torch.load(state_path, map_location="cpu", weights_only=True)
             if state.get("version") != STATE_VERSION:
                 raise CheckpointError(f"training state '{state_path}' has an unknown format; use --fresh to start over.")
-            model = model_from_state(state["model"], state_path, args.canonical_orientation).to(device)
+            model = model_from_state(state["model"], state_path, **network_flags).to(device)
             curriculum = Curriculum(state["scramble_len"], args.window, args.solve_threshold, list(state["recent_solve_rates"]))
             buffer.load(state["buffer"])
             rng.bit_generator.state = json.loads(state["rng"])
@@ -281,7 +288,7 @@ def main(argv=None) -> int:
             print(f"Resuming from {state_path}: iteration {first_iter}, scramble length {curriculum.scramble_len}, buffer {len(buffer)} states.")
         elif not args.fresh and os.path.isfile(args.checkpoint):
             # As the seed: continue from the weights, but the curriculum starts over.
-            model = model_from_state(load_state_dict(args.checkpoint), args.checkpoint, args.canonical_orientation).to(device)
+            model = model_from_state(load_state_dict(args.checkpoint), args.checkpoint, **network_flags).to(device)
             print(f"Loaded weights from {args.checkpoint} (no training state beside it: curriculum starts at {curriculum.scramble_len}).")
         else:
             print(f"New model ({'--fresh' if args.fresh else 'no checkpoint at ' + args.checkpoint}).")
@@ -290,6 +297,10 @@ def main(argv=None) -> int:
         return 2
     except Exception as exc:  # a damaged state file: say so, never a traceback
         print(f"error: training state '{state_path}' could not be read ({type(exc).__name__}); use --fresh to start over.", file=sys.stderr)
+        return 2
+    if args.double_estimate and model.symmetric:
+        print("error: --double-estimate reads a mirror image a second time, but a --canonical-symmetry network sees a cube "
+              "and its mirror image as one input; leave one of the two flags out.", file=sys.stderr)
         return 2
 
     if metrics is None:

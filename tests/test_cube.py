@@ -431,3 +431,28 @@ def test_mirror_image_is_a_real_cube_at_the_same_distance():
     for a in range(NUM_ACTIONS):
         moved = batch_apply_moves(cubes, np.full(len(cubes), a))
         assert np.array_equal(batch_mirror(moved), batch_apply_moves(image, np.full(len(cubes), MIRROR_MOVE_MAP[a])))
+
+
+@pytest.mark.usefixtures("isolated_solver_cache")
+def test_the_48_symmetries_keep_distances_and_rename_moves():
+    from Optimal_Solver import get_solver
+    from Rubik2x2Env import MIRROR_MOVE_MAP, SYMMETRY_COLOURS, SYMMETRY_MOVE_MAP, batch_mirror, batch_symmetry
+
+    assert len({tuple(c) for c in SYMMETRY_COLOURS}) == 48 and list(SYMMETRY_COLOURS[0]) == list(range(6))
+    cubes, _ = batch_scramble(np.random.default_rng(7), 200, 14)
+    assert np.array_equal(batch_symmetry(cubes, np.zeros(len(cubes), int)), cubes)
+    assert np.array_equal(batch_symmetry(cubes, np.full(len(cubes), 24)), batch_mirror(cubes))
+    assert np.array_equal(SYMMETRY_MOVE_MAP[24], MIRROR_MOVE_MAP) and (SYMMETRY_MOVE_MAP[:24] == np.arange(NUM_ACTIONS)).all()
+    solver = get_solver()
+    distance = solver.batch_distance(cubes)
+    for k in range(48):
+        image = batch_symmetry(cubes, np.full(len(cubes), k))
+        assert batch_is_solved(batch_symmetry(SOLVED_STICKERS[None], [k])).all()
+        assert np.array_equal(solver.batch_distance(image), distance)  # a real cube (else ValueError), same distance
+        for a in range(NUM_ACTIONS):
+            moved = batch_apply_moves(cubes, np.full(len(cubes), a))
+            assert np.array_equal(batch_symmetry(moved, np.full(len(cubes), k)), batch_apply_moves(image, np.full(len(cubes), SYMMETRY_MOVE_MAP[k, a])))
+    # Renamings other than the identity give other positions (not just a turned cube).
+    from Rubik2x2Env import batch_rotate, canonical_rotation
+    canon = lambda c: batch_rotate(c, canonical_rotation(c))
+    assert not np.array_equal(canon(batch_symmetry(cubes, np.full(len(cubes), 5))), canon(cubes))

@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -49,3 +50,37 @@ def test_compare_with_original_prints_tables_and_draws_the_figure(tmp_path):
     assert "| all | 100.0% | 50.0% | 75.0% | 1.25 | 1.25 |" in out.stdout
     assert "| shipped: solved | 75% | 75% | 75% | 75.0% |" in out.stdout
     assert (tmp_path / "cmp.png").read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.usefixtures("isolated_solver_cache")
+def test_supervised_ceiling_labels_are_exact():
+    sys.path.insert(0, os.path.join(ROOT, "docs"))
+    import supervised_ceiling
+    from Optimal_Solver import get_solver
+    from Rubik2x2Env import MOVE_PERMS, SOLVED_STICKERS, apply_moves, parse_moves
+
+    cubes = np.stack([SOLVED_STICKERS, apply_moves(SOLVED_STICKERS, parse_moves("R")), apply_moves(SOLVED_STICKERS, parse_moves("R U"))])
+    dist, pi = supervised_ceiling.exact_labels(get_solver(), cubes)
+    assert dist.tolist() == [0, 1, 2]
+    assert np.allclose(pi.sum(axis=1), 1.0)
+    assert pi[1].argmax() == parse_moves("R'")[0] and pi[1].max() == 1.0  # one optimal move: undo R
+    assert pi[2].argmax() == parse_moves("U'")[0] and pi[2].max() == 1.0
+    # Every position, drawn uniformly, is a real cube the solver can index, at a distance 0..14.
+    uniform = supervised_ceiling.uniform_positions(np.random.default_rng(0), 500)
+    assert get_solver().batch_distance(uniform).max() <= 14 and len(np.unique(uniform, axis=0)) == 500
+
+
+@pytest.mark.usefixtures("isolated_solver_cache")
+def test_supervised_ceiling_trains_reports_and_saves(tmp_path):
+    out = run("supervised_ceiling.py", "--steps", "2", "--batch-size", "16", "--test-per-distance", "2", "--log-every", "1",
+              "--save", str(tmp_path / "net.pt"), cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    rows = [l for l in out.stdout.splitlines() if l.startswith("| ") and l[2].isdigit()]
+    assert [r.split(" | ")[0] for r in rows] == ["| 0", "| 1", "| 2"]
+    assert all(r.count(" / ") == 14 for r in rows)
+    from Policy_Value_Net import load_model
+    assert load_model(str(tmp_path / "net.pt")).canonical
+    missing = run("supervised_ceiling.py", "--init", "nowhere.pt", cwd=tmp_path)
+    assert missing.returncode == 2 and "Traceback" not in missing.stderr and "nowhere.pt" in missing.stderr
+    bad = run("supervised_ceiling.py", "--steps", "0", cwd=tmp_path)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr

@@ -34,7 +34,7 @@ def test_defaults_are_the_seed_recipe():
     assert (a.eval_min_len, a.eval_max_len, a.eval_runs, a.eval_sims, a.eval_max_steps) == (1, 20, 100, 1000, 40)
     assert a.start_scramble_len == 3 and a.window == 8 and a.select_mode == "sample"
     assert a.value_target == "episode" and a.targets == "selfplay" and a.value_weight == 1.0  # changes are opt-in
-    assert not (a.double_estimate or a.canonical_orientation or a.keep_optimizer) and a.policy_temperature == 0.0
+    assert not (a.double_estimate or a.canonical_orientation or a.canonical_symmetry or a.keep_optimizer) and a.policy_temperature == 0.0
 
 
 def test_simulation_and_temperature_schedules():
@@ -145,6 +145,18 @@ def test_canonical_orientation_run_saves_a_marked_checkpoint_and_starts_from_pla
     out = run_main(tmp_path, "--num-iters", "2", *look)  # resuming without the flag keeps the network canonical
     assert out.returncode == 0 and "Resuming" in out.stdout, out.stderr
     assert "canonical_orientation" in torch.load(tmp_path / "m.pt", weights_only=True)
+
+
+def test_canonical_symmetry_run_saves_a_marked_checkpoint_and_refuses_the_double_estimate(tmp_path):
+    look = ["--targets", "lookahead", "--states-per-iter", "64", "--value-weight", "300", "--skip-eval"]
+    out = run_main(tmp_path, "--num-iters", "1", "--canonical-symmetry", "--double-estimate", *look)
+    assert out.returncode == 2 and "Traceback" not in out.stderr and "--double-estimate" in out.stderr
+    assert not (tmp_path / "m.pt").exists()
+    out = run_main(tmp_path, "--num-iters", "1", "--canonical-symmetry", *look)
+    assert out.returncode == 0, out.stderr
+    assert "canonical_symmetry" in torch.load(tmp_path / "m.pt", weights_only=True)
+    out = run_main(tmp_path, "--num-iters", "2", "--double-estimate", *look)  # the checkpoint is symmetric: same refusal
+    assert out.returncode == 2 and "--double-estimate" in out.stderr
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])

@@ -428,3 +428,49 @@ def test_plain_weights_start_a_canonical_network(net, tmp_path):
     canon = PVN.model_from_state(load_state_dict(str(tmp_path / "p.pt")), "p.pt", canonical_orientation=True)
     assert canon.canonical
     assert all(torch.equal(v, net.state_dict()[k]) for k, v in canon.state_dict().items() if k != "canonical_orientation")
+
+
+# --------------------------------------------------------------------------- 48 symmetries
+def test_symmetric_network_gives_every_symmetric_image_the_same_value_and_renamed_policy():
+    from Rubik2x2Env import ROTATION_MOVE_MAP, SYMMETRY_MOVE_MAP, batch_rotate, batch_symmetry
+
+    torch.manual_seed(0)
+    sym = PolicyValueNet(canonical_symmetry=True).eval()
+    assert sym.canonical and sym.symmetric
+    cubes, _ = batch_scramble(np.random.default_rng(4), 400, 15)
+    rng = np.random.default_rng(5)
+    with torch.no_grad():
+        logits, value = sym(torch.from_numpy(batch_onehot(cubes)))
+        mismatched = np.zeros(len(cubes), bool)
+        for k in (1, 7, 24, 31, 47):
+            rot = rng.integers(0, 24, len(cubes))
+            image = batch_rotate(batch_symmetry(cubes, np.full(len(cubes), k)), rot)
+            logits_k, value_k = sym(torch.from_numpy(batch_onehot(image)))
+            torch.testing.assert_close(value_k, value, rtol=0, atol=0)
+            # Move a on the cube is SYMMETRY_MOVE_MAP[k, a] on its image, then renamed by the turn.
+            back = logits_k.gather(1, torch.from_numpy(ROTATION_MOVE_MAP[rot]))[:, SYMMETRY_MOVE_MAP[k]]
+            mismatched |= ~(back == logits).all(dim=1).numpy()
+    # Only cubes that are their own image under some symmetry may tie-break differently.
+    assert mismatched.mean() < 0.05
+    plain_canon = PolicyValueNet(canonical_orientation=True).eval()
+    plain_canon.load_state_dict({k: v for k, v in sym.state_dict().items() if k != "canonical_symmetry"})
+    with torch.no_grad():
+        image = batch_symmetry(cubes, np.full(len(cubes), 5))
+        assert not torch.allclose(plain_canon(torch.from_numpy(batch_onehot(image)))[1], value)
+
+
+def test_symmetric_checkpoint_is_marked_and_canonical_weights_start_one(states, tmp_path):
+    torch.manual_seed(1)
+    sym = PolicyValueNet(canonical_symmetry=True).eval()
+    save_checkpoint(sym, str(tmp_path / "s.pt"))
+    state = load_state_dict(str(tmp_path / "s.pt"))
+    assert {"canonical_orientation", "canonical_symmetry"} <= set(state) and len(state) == len(PolicyValueNet().state_dict()) + 2
+    loaded = load_model(str(tmp_path / "s.pt"))
+    assert loaded.symmetric and same_weights(loaded, sym)
+    torch.testing.assert_close(loaded(torch.from_numpy(states))[1], sym(torch.from_numpy(states))[1])
+    save_checkpoint(PolicyValueNet(canonical_orientation=True), str(tmp_path / "c.pt"))
+    started = PVN.model_from_state(load_state_dict(str(tmp_path / "c.pt")), "c.pt", canonical_symmetry=True)
+    assert started.symmetric and not load_model(str(tmp_path / "c.pt")).symmetric
+    with torch.no_grad():
+        logits, value = sym(torch.zeros(2, 144))  # not cubes: still finite outputs
+    assert torch.isfinite(logits).all() and torch.isfinite(value).all()
