@@ -78,14 +78,7 @@ class PolicyValueNet(nn.Module):
                           _move_map=ROTATION_MOVE_MAP)
         if self.symmetric:
             self.register_buffer(SYMMETRY_KEY, torch.ones(()))
-            # Rotation r is canonical when stickers (first, mate1, mate2) = CANONICAL_SLOT_READS[r]
-            # show the D, L, B colours; every sticker is the first of exactly one rotation.
-            first = CANONICAL_SLOT_READS[:, 0]
-            mates = np.empty((2, NUM_STICKERS), dtype=np.int64)
-            mates[:, first] = CANONICAL_SLOT_READS[:, 1:].T
-            tables.update(_sym_perms=SYMMETRY_PERMS, _sym_move_map=SYMMETRY_MOVE_MAP, _mates=mates,
-                          _rotation_of_first=np.argsort(first), _pow6=6 ** np.arange(NUM_STICKERS, dtype=np.int64))
-            self.register_buffer("_sym_colours", torch.tensor(np.asarray(SYMMETRY_COLOURS), dtype=torch.uint8), persistent=False)
+            tables.update(_symmetry_tables())
         for name, table in tables.items():
             self.register_buffer(name, torch.tensor(np.asarray(table), dtype=torch.int64), persistent=False)
 
@@ -121,22 +114,44 @@ class PolicyValueNet(nn.Module):
 
     def _canonicalise_symmetries(self, stickers: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Of the 48 symmetric images of each cube (``SYMMETRY_PERMS``), each in its canonical
-        orientation, the one with the smallest stickers read as a base-6 number: the same
-        representative for every cube that is the same up to a symmetry. Returns its
-        ``(B, 24)`` stickers and the ``(B, 12)`` move renaming back to the input's moves."""
+        orientation, the one with the smallest stickers read as a base-6 number (sticker 23
+        most significant; the first of equal images): the same representative for every cube
+        that is the same up to a symmetry. Returns its ``(B, 24)`` stickers and the
+        ``(B, 12)`` move renaming back to the input's moves.
+
+        Building all 48 images is what costs, so: the canonical rotation of every image comes
+        from where its D-L-B cubie sits in the input (one lookup per image); the images are
+        compared on their leading stickers first and built in full only where those tie.
+        """
         batch = len(stickers)
-        images = self._sym_colours.expand(batch, -1, -1).gather(2, stickers[:, self._sym_perms])  # (B, 48, 24) uint8
-        down, left, back = self._slot_colours.tolist()
-        fits = (images == down) & (images[:, :, self._mates[0]] == left) & (images[:, :, self._mates[1]] == back)
-        rotation = self._rotation_of_first[fits.to(torch.uint8).argmax(dim=2)]  # (B, 48)
-        images = images.gather(2, self._rotations[rotation])
-        pick = (images.long() * self._pow6).sum(dim=2).argmin(dim=1)  # (B,): first of equal images
+        # Each corner read from each sticker, as a plain and as a mirrored image reads it: a code 0..215.
+        codes = (stickers[:, self._corner_reads] * self._code_weights).sum(dim=3) + self._code_offsets  # (B, 2, 24)
+        sticker_of_code = torch.zeros(batch, 2 * 216, dtype=torch.int64, device=stickers.device)
+        sticker_of_code.scatter_(1, codes.view(batch, -1), self._sticker_ids.expand(batch, -1))
+        rotation = self._rotation_of_first[sticker_of_code[:, self._home_code]]  # (B, 48)
+        lead = self._image_stickers(stickers, rotation, self._key_lead)  # (B, 48, n) most significant first
+        key = (lead * self._lead_weights).sum(dim=2)
+        candidate = key == key.min(dim=1, keepdim=True).values
+        tied = torch.nonzero(candidate.sum(dim=1) > 1).squeeze(1)
+        if len(tied):
+            rest = (self._image_stickers(stickers[tied], rotation[tied], self._key_rest) * self._rest_weights).sum(dim=2)
+            candidate[tied] &= rest == rest.masked_fill(~candidate[tied], torch.iinfo(torch.int64).max).min(dim=1, keepdim=True).values
+        pick = candidate.to(torch.uint8).argmax(dim=1)  # (B,): the first smallest image
         rows = torch.arange(batch, device=stickers.device)
-        canonical = images[rows, pick].long()
         rotation = rotation[rows, pick]
+        canonical = self._image_stickers(stickers, rotation.unsqueeze(1), self._all_stickers, pick.unsqueeze(1)).squeeze(1)
         # Move a on the input is SYMMETRY_MOVE_MAP[k, a] on the image, then renamed by its rotation.
         move_map = self._move_map[rotation].gather(1, self._sym_move_map[pick])
         return canonical, move_map
+
+    def _image_stickers(self, stickers, rotation, positions, symmetry=None) -> torch.Tensor:
+        """``(B, S, n)``: stickers ``positions`` of image ``symmetry`` (default: all 48 in
+        order) of each cube, turned by ``rotation (B, S)``."""
+        batch = len(stickers)
+        symmetry = self._symmetry_ids if symmetry is None else symmetry
+        reads = self._image_reads[:, positions][symmetry * len(ROTATION_PERMS) + rotation]  # (B, S, n) input stickers
+        colours = stickers.gather(1, reads.view(batch, -1)).view(reads.shape)
+        return self._sym_colours_flat[colours + NUM_FACES * symmetry.unsqueeze(-1).expand_as(colours)]
 
     @torch.no_grad()
     def predict(self, x) -> tuple[torch.Tensor, torch.Tensor]:
@@ -155,6 +170,32 @@ class PolicyValueNet(nn.Module):
         if single:
             return policy.squeeze(0), value.squeeze(0)
         return policy, value
+
+
+def _symmetry_tables() -> dict[str, np.ndarray]:
+    """The lookup tables of ``PolicyValueNet._canonicalise_symmetries``."""
+    first = CANONICAL_SLOT_READS[:, 0]  # rotation r is canonical when sticker first[r] and its two mates show D, L, B
+    corner_reads = np.empty((NUM_STICKERS, 3), dtype=np.int64)
+    corner_reads[first] = CANONICAL_SLOT_READS
+    # Image k shows at sticker p the colour SYMMETRY_COLOURS[k] of input sticker SYMMETRY_PERMS[k, p]: a plain
+    # image (k < 24) reads corners as the input does, a mirrored one reads them through MIRROR_PERM.
+    kinds = np.array([0] * 24 + [1] * 24)
+    plain, mirrored = SYMMETRY_PERMS[0], SYMMETRY_PERMS[24]
+    assert (SYMMETRY_PERMS == np.where(kinds[:, None] == 0, plain, mirrored)).all()
+    undo = np.argsort(SYMMETRY_COLOURS, axis=1)  # the input colour that image k renames to each colour
+    home = (undo[:, CANONICAL_SLOT_COLOURS] * (36, 6, 1)).sum(axis=1) + 216 * kinds
+    # Key order: sticker 23 most significant; the D-L-B stickers are the same in every canonical image.
+    order = [p for p in range(NUM_STICKERS - 1, -1, -1) if p not in set(CANONICAL_SLOT_READS[0])]
+    lead, rest = np.array(order[:6]), np.array(order[6:])
+    image_reads = np.stack([SYMMETRY_PERMS[k][ROTATION_PERMS[r]] for k in range(len(SYMMETRY_PERMS)) for r in range(len(ROTATION_PERMS))])
+    return dict(
+        _corner_reads=np.stack([plain[corner_reads], mirrored[corner_reads]]), _code_weights=np.array([36, 6, 1]),
+        _code_offsets=np.array([[0], [216]]), _sticker_ids=np.tile(np.arange(NUM_STICKERS), 2), _home_code=home,
+        _rotation_of_first=np.argsort(first), _image_reads=image_reads, _sym_colours_flat=SYMMETRY_COLOURS.reshape(-1),
+        _symmetry_ids=np.arange(len(SYMMETRY_PERMS)), _key_lead=lead, _key_rest=rest, _all_stickers=np.arange(NUM_STICKERS),
+        _lead_weights=6 ** np.arange(len(lead) - 1, -1, -1), _rest_weights=6 ** np.arange(len(rest) - 1, -1, -1),
+        _sym_move_map=SYMMETRY_MOVE_MAP,
+    )
 
 
 def resolve_device(name: str = "auto") -> torch.device:
