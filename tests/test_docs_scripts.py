@@ -57,14 +57,15 @@ def test_supervised_ceiling_labels_are_exact():
     sys.path.insert(0, os.path.join(ROOT, "docs"))
     import supervised_ceiling
     from Optimal_Solver import get_solver
-    from Rubik2x2Env import MOVE_PERMS, SOLVED_STICKERS, apply_moves, parse_moves
+    from Rubik2x2Env import MOVE_NAMES, SOLVED_STICKERS, apply_moves, parse_moves
 
     cubes = np.stack([SOLVED_STICKERS, apply_moves(SOLVED_STICKERS, parse_moves("R")), apply_moves(SOLVED_STICKERS, parse_moves("R U"))])
     dist, pi = supervised_ceiling.exact_labels(get_solver(), cubes)
     assert dist.tolist() == [0, 1, 2]
     assert np.allclose(pi.sum(axis=1), 1.0)
-    assert pi[1].argmax() == parse_moves("R'")[0] and pi[1].max() == 1.0  # one optimal move: undo R
-    assert pi[2].argmax() == parse_moves("U'")[0] and pi[2].max() == 1.0
+    # Undo the last turn, or turn the opposite face the same way round (the cube then only turned as a whole).
+    assert [MOVE_NAMES[a] for a in np.flatnonzero(pi[1])] == ["R'", "L'"] and pi[1].max() == 0.5
+    assert [MOVE_NAMES[a] for a in np.flatnonzero(pi[2])] == ["U'", "D'"] and pi[2].max() == 0.5
     # Every position, drawn uniformly, is a real cube the solver can index, at a distance 0..14.
     uniform = supervised_ceiling.uniform_positions(np.random.default_rng(0), 500)
     assert get_solver().batch_distance(uniform).max() <= 14 and len(np.unique(uniform, axis=0)) == 500
