@@ -448,7 +448,7 @@ def test_symmetric_network_gives_every_symmetric_image_the_same_value_and_rename
             logits_k, value_k = sym(torch.from_numpy(batch_onehot(image)))
             torch.testing.assert_close(value_k, value, rtol=0, atol=0)
             # Move a on the cube is SYMMETRY_MOVE_MAP[k, a] on its image, then renamed by the turn.
-            back = logits_k.gather(1, torch.from_numpy(ROTATION_MOVE_MAP[rot]))[:, SYMMETRY_MOVE_MAP[k]]
+            back = logits_k.gather(1, torch.tensor(ROTATION_MOVE_MAP[rot]))[:, torch.tensor(SYMMETRY_MOVE_MAP[k])]
             mismatched |= ~(back == logits).all(dim=1).numpy()
     # Only cubes that are their own image under some symmetry may tie-break differently.
     assert mismatched.mean() < 0.05
