@@ -350,6 +350,12 @@ class OptimalSolver:
         """Number of positions at distance ``d`` (0 outside 0..14)."""
         return self.distance_counts()[d] if 0 <= d <= MAX_DISTANCE else 0
 
+    def random_cubes(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        """``(n, 24)`` int8 cubes drawn uniformly (with replacement) from all 3,674,160
+        positions, in the orientation with the D-L-B corner home."""
+        perm, ori = np.divmod(rng.integers(0, NUM_STATES, n), NUM_ORIS)
+        return _stickers(_model(), perm, _unrank_oris(ori))
+
     def random_cubes_at_distance(self, rng: np.random.Generator, d: int, n: int, replace: bool = False) -> np.ndarray:
         """``(n, 24)`` int8 cubes drawn uniformly among the positions at distance ``d``.
 

@@ -38,13 +38,6 @@ from Train_Network import alphazero_loss  # noqa: E402
 DISTANCES = range(1, Optimal_Solver.MAX_DISTANCE + 1)
 
 
-def uniform_positions(rng: np.random.Generator, n: int) -> np.ndarray:
-    """``(n, 24)`` cubes drawn uniformly from all 3,674,160 positions."""
-    index = rng.integers(0, Optimal_Solver.NUM_STATES, n)
-    perm, ori = np.divmod(index, Optimal_Solver.NUM_ORIS)
-    return Optimal_Solver._stickers(Optimal_Solver._model(), perm, Optimal_Solver._unrank_oris(ori))
-
-
 def exact_labels(solver, cubes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Distances ``(n,)`` and policy targets ``(n, 12)``: uniform over the optimal moves."""
     dist = solver.batch_distance(cubes)
@@ -108,7 +101,7 @@ def main(argv=None) -> int:
         for group in optimizer.param_groups:
             group["lr"] = args.lr * 0.5 * (1.0 + np.cos(np.pi * (step - 1) / args.steps))
         paths, _, _ = scramble_path_states(rng, args.batch_size - half, 14)
-        cubes = np.concatenate([uniform_positions(rng, half), paths[: args.batch_size - half]])
+        cubes = np.concatenate([solver.random_cubes(rng, half), paths[: args.batch_size - half]])
         dist, pi = exact_labels(solver, cubes)
         logits, value = model(torch.from_numpy(batch_onehot(cubes)))
         z = torch.from_numpy((1.0 - STEP_COST * dist).astype(np.float32))

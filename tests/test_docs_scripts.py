@@ -66,9 +66,6 @@ def test_supervised_ceiling_labels_are_exact():
     # Undo the last turn, or turn the opposite face the same way round (the cube then only turned as a whole).
     assert [MOVE_NAMES[a] for a in np.flatnonzero(pi[1])] == ["R'", "L'"] and pi[1].max() == 0.5
     assert [MOVE_NAMES[a] for a in np.flatnonzero(pi[2])] == ["U'", "D'"] and pi[2].max() == 0.5
-    # Every position, drawn uniformly, is a real cube the solver can index, at a distance 0..14.
-    uniform = supervised_ceiling.uniform_positions(np.random.default_rng(0), 500)
-    assert get_solver().batch_distance(uniform).max() <= 14 and len(np.unique(uniform, axis=0)) == 500
 
 
 @pytest.mark.usefixtures("isolated_solver_cache")

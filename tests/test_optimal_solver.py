@@ -212,3 +212,13 @@ def test_cli(solver, cache_dir):
     assert len(out.stderr.strip().splitlines()) == 1 and "Traceback" not in out.stderr
     assert run_cli(cache_dir, "--help").returncode == 0
     assert run_cli(cache_dir).returncode == 2
+
+
+def test_random_cubes_are_uniform_over_all_positions(solver):
+    cubes = solver.random_cubes(np.random.default_rng(4), 20000)
+    assert cubes.shape == (20000, 24) and cubes.dtype == np.int8
+    # Real cubes (batch_distance raises otherwise), with distances in the proportions of the whole table.
+    share = np.bincount(solver.batch_distance(cubes), minlength=15) / len(cubes)
+    expected = np.array(solver.distance_counts()) / OS.NUM_STATES
+    assert np.abs(share - expected).max() < 0.015
+    assert np.array_equal(solver.random_cubes(np.random.default_rng(4), 5), cubes[:5])
