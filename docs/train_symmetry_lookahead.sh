@@ -6,7 +6,7 @@
 # and running this again continues where it stopped.
 # Run from the repository root: bash docs/train_symmetry_lookahead.sh [FINAL_ITERATION]
 set -euo pipefail
-FINAL=${1:-179}
+FINAL=${1:-227}
 bash docs/train_canonical_lookahead.sh 174
 mkdir -p runs/sym
 [ -e runs/sym/rubik_policy_value.pt ] || cp runs/canon/rubik_policy_value.pt runs/sym/
