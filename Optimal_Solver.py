@@ -167,6 +167,12 @@ def _stickers(m: _Model, perm_rank: np.ndarray, twists: np.ndarray) -> np.ndarra
     return cubes
 
 
+def _cubes_at(index: np.ndarray) -> np.ndarray:
+    """``[B]`` position indices -> ``[B, 24]`` int8 cubes, D-L-B corner home."""
+    perm, ori = np.divmod(index, NUM_ORIS)
+    return _stickers(_model(), perm, _unrank_oris(ori))
+
+
 def _read(m: _Model, cubes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``[B, 24]`` cubes with the D-L-B corner home -> (perm rank, ``[B, 7]`` twists, ok).
 
@@ -353,8 +359,7 @@ class OptimalSolver:
     def random_cubes(self, rng: np.random.Generator, n: int) -> np.ndarray:
         """``(n, 24)`` int8 cubes drawn uniformly (with replacement) from all 3,674,160
         positions, in the orientation with the D-L-B corner home."""
-        perm, ori = np.divmod(rng.integers(0, NUM_STATES, n), NUM_ORIS)
-        return _stickers(_model(), perm, _unrank_oris(ori))
+        return _cubes_at(rng.integers(0, NUM_STATES, n))
 
     def random_cubes_at_distance(self, rng: np.random.Generator, d: int, n: int, replace: bool = False) -> np.ndarray:
         """``(n, 24)`` int8 cubes drawn uniformly among the positions at distance ``d``.
@@ -369,9 +374,7 @@ class OptimalSolver:
             raise ValueError(f"cannot draw {n} distinct positions at distance {d}: there are {count} (pass replace=True to draw with replacement)")
         if d not in self._at:
             self._at[d] = np.flatnonzero(self.table == d)
-        idx = rng.choice(self._at[d], size=n, replace=replace)
-        perm, ori = np.divmod(idx, NUM_ORIS)
-        return _stickers(_model(), perm, _unrank_oris(ori))
+        return _cubes_at(rng.choice(self._at[d], size=n, replace=replace))
 
 
 @functools.cache

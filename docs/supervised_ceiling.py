@@ -8,7 +8,8 @@ uniformly random positions, half prefixes of random 14-move scrambles, each labe
 optimal solver's table with its exact distance d (value target ``1 - 0.03 d``, as in
 ``--targets lookahead``) and a policy target spread evenly over the moves that bring it one
 move closer. The loss is the project's (policy cross-entropy + ``--value-weight`` x value
-MSE), Adam with a cosine-decayed learning rate, on a canonical-orientation network.
+MSE), Adam with a cosine-decayed learning rate, on a canonical-orientation network
+(``--symmetry``: one that also reduces the 48 symmetries).
 
 If such a network, given the true answer for every training state, still misreads far
 positions by more than half a move, no choice of self-play or lookahead targets can make it
