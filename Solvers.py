@@ -1,0 +1,685 @@
+"""Solving given cubes with a network or a heuristic: one result shape, five interchangeable solvers.
+
+Solvers (``SOLVERS``, chosen by name with ``solve_cubes`` or ``--solver``):
+
+* ``mcts`` (default, the original): greedy MCTS episodes, exactly as ``evaluate.py`` plays them
+  (``Self_Play.play_episodes``, argmax of the visits each move). ``nodes`` = simulations run.
+* ``greedy``: the network alone. Each move, the value of every legal child; play the best
+  (a solved child always; lowest action on ties). Batched over all cubes, chunked.
+* ``beam``: beam search. Each depth the children of the whole beam are evaluated in one call,
+  duplicate states are removed and the ``beam_width`` best are kept: ranked by value
+  (``beam_rank="value"``) or by cumulative policy log-probability (``"policy"``, for a network
+  trained on scrambles that has no value head worth reading).
+* ``astar``: DeepCubeA's batch weighted A*: ``f = lambda * g + h`` with ``h`` the value read
+  as moves (``value_to_moves``). With ``lambda = 1`` and an exact heuristic it is optimal.
+* ``bestfirst``: seed 003's greedy best-first search on a hand heuristic (same-colour sticker
+  pairs minus 4 per move taken); no network.
+
+Result: every solver returns one ``SolveResult(moves, solved, nodes, seconds)`` per cube.
+``solved`` is only True when replaying ``moves`` from the start cube solves it (``verify``):
+a solver's claim is never trusted, and a budget that runs out is "not solved". ``nodes``
+counts the states a solver generated (children made, each evaluated or checked once), or
+MCTS simulations. ``seconds`` is wall-clock time; for the solvers that advance many cubes
+in lockstep (``mcts``, ``greedy``) it is the batch's time divided evenly among its cubes, so
+``sum(r.seconds)`` is always the total.
+
+Value scale: the network's value reads ``v ~ 1 - 0.03 d`` for a cube ``d`` moves from solved
+(the original's target ``max(0.4, 1 - 0.03 n)``), so ``value_to_moves(v) = (1 - v) / 0.03``.
+
+Functions instead of a model: every solver takes ``value_fn(cubes (n, 24) int8) -> (n,)``
+and/or ``policy_fn(cubes) -> logits (n, 12)``. ``network_fns(model)`` builds both from a
+network; ``exact_value_fn()`` is the table-backed oracle ``v = 1 - 0.03 * distance``.
+
+Move history: ``last``/``count`` give, per cube, the move that produced it and how many
+times in a row its face was turned (default: a fresh cube). Every solver plays only moves
+the env's mask allows (``legal_action_mask``), so its solutions can be stepped in the env.
+
+Command line: ``add_solver_arguments(parser)`` adds the flags, ``options_from_args(args)``
+turns them into ``SolverOptions``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import heapq
+import itertools
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+import torch
+
+from MCTS_Core import MCTS
+from Rubik2x2Env import (
+    MOVE_PERMS,
+    NO_ACTION,
+    NUM_ACTIONS,
+    NUM_STICKERS,
+    apply_moves,
+    batch_apply_moves,
+    batch_is_solved,
+    batch_onehot,
+    batch_state_keys,
+    legal_action_mask,
+    next_face_count,
+)
+from Self_Play import play_episodes
+
+#: ``value_fn(cubes (n, 24) int8) -> values (n,)``, on the network's scale (1 = solved).
+ValueFn = Callable[[np.ndarray], np.ndarray]
+#: ``policy_fn(cubes (n, 24) int8) -> logits (n, 12)`` (any softmax-able scores).
+PolicyFn = Callable[[np.ndarray], np.ndarray]
+
+VALUE_PER_MOVE = 0.03  # the original's value target loses 0.03 per move still needed
+EVAL_TEMPERATURE = 0.3  # evaluate.py's; greedy move choice ignores it, passed along to match exactly
+GREEDY_CHUNK = 1 << 16  # cubes per lockstep greedy batch: bounds the (chunk, 12, 24) children
+SOLVER_NAMES = ("mcts", "greedy", "beam", "astar", "bestfirst")
+BEAM_RANKS = ("value", "policy")
+
+
+@dataclass
+class SolveResult:
+    """One cube's solve: the moves played (action indices 0..11), whether replaying them from
+    the start cube solves it, the states generated (MCTS: simulations) and the seconds spent."""
+
+    moves: list[int]
+    solved: bool
+    nodes: int
+    seconds: float
+
+
+@dataclass
+class SolverOptions:
+    """Budgets and settings of every solver; each field is one command-line flag."""
+
+    max_moves: int = 40  # moves per cube (mcts, greedy) and beam depth (--max-steps)
+    max_nodes: int = 200_000  # states generated per cube (beam, astar, bestfirst) (--max-nodes)
+    beam_width: int = 100  # states kept per depth (--beam-width)
+    beam_rank: str = "value"  # "value" or "policy" (cumulative log-probability) (--beam-rank)
+    astar_batch: int = 100  # open nodes expanded per A* step, one value call (--astar-batch)
+    astar_lambda: float = 0.6  # weight of the path cost g in f = lambda * g + h (--astar-lambda)
+    sims: int = 1000  # MCTS simulations per move (--sims)
+    c_puct: float = 1.3  # MCTS exploration constant (--c-puct)
+    seconds: float | None = None  # time limit per cube for beam, astar, bestfirst (--time-limit)
+    seed: int = 0  # MCTS's generator for all-zero visit rows, as evaluate.py (--seed)
+
+
+# --------------------------------------------------------------------------- values and verification
+def value_to_moves(values) -> np.ndarray:
+    """The network's value read as moves to solved: ``(1 - v) / 0.03``, never below 0."""
+    return np.maximum((1.0 - np.asarray(values, dtype=np.float64)) / VALUE_PER_MOVE, 0.0)
+
+
+def exact_value_fn(solver=None) -> ValueFn:
+    """The oracle value ``1 - 0.03 * distance`` from the optimal solver's table (tests, and the
+    exhaustive evaluation's upper bound on what a perfect value network could do)."""
+    if solver is None:
+        from Optimal_Solver import get_solver
+
+        solver = get_solver()
+
+    def value_fn(cubes: np.ndarray) -> np.ndarray:
+        return 1.0 - VALUE_PER_MOVE * solver.batch_distance(cubes)
+
+    return value_fn
+
+
+def network_fns(model: torch.nn.Module, device=None, batch: int = 8192) -> tuple[ValueFn, PolicyFn]:
+    """``(value_fn, policy_fn)`` of a policy-value network: eval mode, no gradients, ``batch``
+    cubes per forward (bounds memory on millions of cubes); the model's mode is restored."""
+    device = torch.device(device) if device is not None else next(model.parameters()).device
+
+    def forward(cubes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        cubes = np.asarray(cubes).reshape(-1, NUM_STICKERS)
+        logits, values = [np.zeros((0, NUM_ACTIONS), np.float32)], [np.zeros(0, np.float32)]
+        was_training = model.training
+        model.eval()
+        try:
+            with torch.no_grad():
+                for i in range(0, len(cubes), batch):
+                    obs = torch.from_numpy(batch_onehot(cubes[i : i + batch])).to(device)
+                    out_logits, out_value = model(obs)
+                    logits.append(out_logits.float().cpu().numpy())
+                    values.append(out_value.float().reshape(-1).cpu().numpy())
+        finally:
+            model.train(was_training)
+        return np.concatenate(logits), np.concatenate(values)
+
+    def value_fn(cubes: np.ndarray) -> np.ndarray:
+        return forward(cubes)[1]
+
+    def policy_fn(cubes: np.ndarray) -> np.ndarray:
+        return forward(cubes)[0]
+
+    return value_fn, policy_fn
+
+
+def verify(cube: np.ndarray, moves) -> bool:
+    """True when playing ``moves`` from ``cube`` leaves it solved."""
+    end = apply_moves(np.asarray(cube).reshape(NUM_STICKERS), [int(a) for a in moves])
+    return bool(batch_is_solved(end.reshape(1, NUM_STICKERS))[0])
+
+
+def verify_batch(cubes: np.ndarray, moves: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """``(n,)`` bool: replaying the first ``lengths[i]`` of ``moves[i]`` solves ``cubes[i]``."""
+    cubes = np.array(cubes, dtype=np.int8).reshape(-1, NUM_STICKERS)
+    for t in range(moves.shape[1]):
+        rows = np.flatnonzero(lengths > t)
+        if len(rows) == 0:
+            break
+        cubes[rows] = batch_apply_moves(cubes[rows], moves[rows, t].astype(np.intp))
+    return batch_is_solved(cubes)
+
+
+def _history(n: int, last, count) -> tuple[np.ndarray, np.ndarray]:
+    """Per-cube last action and face count arrays (default: fresh cubes)."""
+    last = np.full(n, NO_ACTION, np.intp) if last is None else np.broadcast_to(np.asarray(last, np.intp), (n,)).copy()
+    count = np.zeros(n, np.intp) if count is None else np.broadcast_to(np.asarray(count, np.intp), (n,)).copy()
+    count[last == NO_ACTION] = 0
+    return last, count
+
+
+def _log_softmax(logits: np.ndarray) -> np.ndarray:
+    z = np.asarray(logits, dtype=np.float64)
+    z = z - z.max(axis=1, keepdims=True)
+    return z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+
+
+# --------------------------------------------------------------------------- greedy
+def greedy_batch(
+    cubes: np.ndarray, value_fn: ValueFn, last=None, count=None, max_moves: int = 40, chunk: int = GREEDY_CHUNK
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """One-ply lookahead on the value for every cube, in lockstep chunks of ``chunk`` cubes.
+
+    Returns arrays for millions of cubes: ``moves (n, max_moves)`` int8 padded with -1,
+    ``lengths (n,)``, ``solved (n,)`` (verified by replay) and ``nodes (n,)`` (legal children
+    evaluated or found solved). ``greedy`` wraps it into ``SolveResult`` objects.
+    """
+    cubes = np.asarray(cubes, dtype=np.int8).reshape(-1, NUM_STICKERS)
+    n = len(cubes)
+    last, count = _history(n, last, count)
+    moves = np.full((n, max_moves), NO_ACTION, np.int8)
+    lengths = np.zeros(n, np.int64)
+    nodes = np.zeros(n, np.int64)
+    for lo in range(0, n, chunk):
+        part = slice(lo, min(lo + chunk, n))
+        _greedy_chunk(cubes[part].copy(), value_fn, last[part], count[part], moves[part], lengths[part], nodes[part])
+    return moves, lengths, verify_batch(cubes, moves, lengths), nodes
+
+
+def _greedy_chunk(cubes, value_fn, last, count, moves, lengths, nodes) -> None:
+    """Advance one chunk in place (``moves``, ``lengths``, ``nodes`` are views to fill)."""
+    last, count = last.copy(), count.copy()
+    active = np.flatnonzero(~batch_is_solved(cubes))
+    for step in range(moves.shape[1]):
+        if len(active) == 0:
+            break
+        children = cubes[active][:, MOVE_PERMS]  # [k, 12, 24]
+        legal = legal_action_mask(last[active], count[active])  # [k, 12]
+        solved_child = batch_is_solved(children.reshape(-1, NUM_STICKERS)).reshape(legal.shape) & legal
+        todo = legal & ~solved_child
+        score = np.full(legal.shape, -np.inf)
+        score[todo] = value_fn(children[todo])
+        # A solved child is always played: the network's value of a solved cube is not
+        # trusted (it was never a training target), and 1.0 may tie with other children.
+        score[solved_child] = np.inf
+        action = score.argmax(axis=1)  # the first maximum: lowest action on ties
+        nodes[active] += legal.sum(axis=1)
+        moves[active, step] = action
+        lengths[active] += 1
+        cubes[active] = children[np.arange(len(active)), action]
+        count[active] = next_face_count(last[active], count[active], action)
+        last[active] = action
+        active = active[~solved_child[np.arange(len(active)), action]]
+
+
+def greedy(cubes: np.ndarray, value_fn: ValueFn, last=None, count=None, max_moves: int = 40, chunk: int = GREEDY_CHUNK) -> list[SolveResult]:
+    """``greedy_batch`` as one ``SolveResult`` per cube (seconds: the batch's time shared evenly)."""
+    start = time.perf_counter()
+    moves, lengths, solved, nodes = greedy_batch(cubes, value_fn, last, count, max_moves, chunk)
+    share = (time.perf_counter() - start) / max(len(moves), 1)
+    return [SolveResult(m[:k].tolist(), bool(s), int(c), share) for m, k, s, c in zip(moves, lengths, solved, nodes)]
+
+
+# --------------------------------------------------------------------------- beam search
+def beam(
+    cube: np.ndarray,
+    value_fn: ValueFn | None = None,
+    policy_fn: PolicyFn | None = None,
+    last: int = NO_ACTION,
+    count: int = 0,
+    beam_width: int = 100,
+    max_depth: int = 40,
+    max_nodes: int = 200_000,
+    rank: str = "value",
+    seconds: float | None = None,
+) -> SolveResult:
+    """Beam search from one cube; stops at the first depth where a child is solved.
+
+    ``rank="value"``: keep the ``beam_width`` children with the highest ``value_fn``;
+    ``"policy"``: the highest cumulative log-softmax of ``policy_fn`` along the path (the
+    policy is evaluated on the beam, its children need no evaluation). A state reached twice
+    within one depth is kept once (its best-ranked copy); ties keep beam order, then the
+    lowest action. Budgets: ``max_depth`` moves, ``max_nodes`` children generated (never
+    exceeded: a depth that would exceed it is not started), ``seconds``.
+    """
+    if rank not in BEAM_RANKS:
+        raise ValueError(f"rank must be one of {BEAM_RANKS}, got {rank!r}")
+    fn = value_fn if rank == "value" else policy_fn
+    if fn is None:
+        raise ValueError(f"beam with rank={rank!r} needs a {'value_fn' if rank == 'value' else 'policy_fn'}")
+    start = time.perf_counter()
+    root = np.asarray(cube, dtype=np.int8).reshape(1, NUM_STICKERS)
+    if batch_is_solved(root)[0]:
+        return SolveResult([], True, 0, time.perf_counter() - start)
+    states, (lasts, counts) = root, _history(1, last, count)
+    paths = np.zeros((1, 0), np.intp)  # [k, depth] moves from the root to each beam state
+    cum = np.zeros(1)  # [k] cumulative log-probability (policy rank)
+    nodes = 0
+    for _ in range(max_depth):
+        legal = legal_action_mask(lasts, counts)  # [k, 12]
+        if nodes + int(legal.sum()) > max_nodes or (seconds is not None and time.perf_counter() - start > seconds):
+            break
+        parent, action = np.nonzero(legal)  # beam order, then action order
+        children = batch_apply_moves(states[parent], action)
+        nodes += len(children)
+        solved = np.flatnonzero(batch_is_solved(children))
+        if len(solved):
+            moves = paths[parent[solved[0]]].tolist() + [int(action[solved[0]])]
+            return SolveResult(moves, verify(root, moves), nodes, time.perf_counter() - start)
+        if rank == "value":
+            score = np.asarray(value_fn(children), dtype=np.float64)
+        else:
+            score = cum[parent] + _log_softmax(policy_fn(states))[parent, action]
+        order = np.argsort(-score, kind="stable")
+        _, first = np.unique(batch_state_keys(children[order]), return_index=True)
+        keep = order[np.sort(first)][:beam_width]  # best copy of each state, best first
+        states, paths, cum = children[keep], np.column_stack([paths[parent[keep]], action[keep]]), score[keep]
+        counts = next_face_count(lasts[parent[keep]], counts[parent[keep]], action[keep])
+        lasts = action[keep]
+    return SolveResult([], False, nodes, time.perf_counter() - start)
+
+
+# --------------------------------------------------------------------------- weighted A*
+class _Graph:
+    """Nodes of one search as growable arrays; ``index`` maps a state key to its node."""
+
+    def __init__(self, capacity: int = 1024):
+        self.size = 0
+        self.state = np.zeros((capacity, NUM_STICKERS), np.int8)  # [cap, 24]
+        self.g = np.zeros(capacity, np.int64)  # [cap] best path cost found
+        self.h = np.zeros(capacity)  # [cap] heuristic (moves)
+        self.parent = np.full(capacity, -1, np.int64)  # [cap] node on the best path, -1 at the root
+        self.action = np.full(capacity, NO_ACTION, np.intp)  # [cap] move from the parent
+        self.count = np.zeros(capacity, np.intp)  # [cap] face count of that move
+        self.closed_g = np.full(capacity, np.iinfo(np.int64).max)  # [cap] g when last expanded
+        self.index: dict[int, int] = {}
+
+    def add(self, keys, state, g, h, parent, action, count) -> np.ndarray:
+        ids = np.arange(self.size, self.size + len(keys))
+        if self.size + len(keys) > len(self.g):  # double: amortised O(1) per node
+            cap = max(2 * len(self.g), self.size + len(keys))
+            for name in ("state", "g", "h", "parent", "action", "count", "closed_g"):
+                old = getattr(self, name)
+                new = np.resize(old, (cap,) + old.shape[1:])
+                new[len(old) :] = np.iinfo(np.int64).max if name == "closed_g" else 0
+                setattr(self, name, new)
+        self.state[ids], self.g[ids], self.h[ids] = state, g, h
+        self.parent[ids], self.action[ids], self.count[ids] = parent, action, count
+        self.index.update(zip(keys.tolist(), ids.tolist()))
+        self.size += len(keys)
+        return ids
+
+    def path(self, node: int) -> list[int]:
+        moves = []
+        while self.parent[node] >= 0:
+            moves.append(int(self.action[node]))
+            node = int(self.parent[node])
+        return moves[::-1]
+
+
+def astar(
+    cube: np.ndarray,
+    value_fn: ValueFn,
+    last: int = NO_ACTION,
+    count: int = 0,
+    lam: float = 0.6,
+    batch: int = 100,
+    max_nodes: int = 200_000,
+    seconds: float | None = None,
+) -> SolveResult:
+    """DeepCubeA's batch weighted A* from one cube: ``f = lam * g + h``, ``h = value_to_moves``.
+
+    Each step pops the ``batch`` open nodes of lowest ``f`` and expands them together (one
+    ``value_fn`` call for all their new children). States are keyed exactly; a state reached
+    again by a shorter path gets the new parent and is reopened. Solved children are goals,
+    never expanded; the search stops when no open node has ``f`` below the best goal's
+    ``lam * g`` (with ``batch = 1`` that is "stop when a goal is popped"; with larger batches it
+    keeps ``lam = 1`` with an exact, consistent heuristic optimal). A goal found before the
+    budget runs out is returned even if the proof of optimality was cut short.
+
+    Defaults (``lam = 0.6``, ``batch = 100``) are DeepCubeA's for the 3x3, scaled down: a
+    weight below 1 trusts the network's estimate over the path length (faster, slightly longer
+    solutions), 100 nodes per step keep the network's batches efficient. Budgets:
+    ``max_nodes`` children generated (never exceeded), ``seconds``.
+    """
+    start = time.perf_counter()
+    root = np.asarray(cube, dtype=np.int8).reshape(1, NUM_STICKERS)
+    if batch_is_solved(root)[0]:
+        return SolveResult([], True, 0, time.perf_counter() - start)
+    last, count = _history(1, last, count)
+    graph = _Graph()
+    graph.add(batch_state_keys(root), root, 0, 0.0, -1, last, count)
+    tiebreak = itertools.count()  # equal f: first pushed, first popped
+    open_heap = [(0.0, next(tiebreak), 0, 0)]  # (f, order, node, g when pushed)
+    goal, goal_g, nodes = -1, np.inf, 0
+    while open_heap and (goal < 0 or open_heap[0][0] < lam * goal_g):
+        if seconds is not None and time.perf_counter() - start > seconds:
+            break
+        room = min(batch, (max_nodes - nodes) // NUM_ACTIONS)  # so the budget is never exceeded
+        popped = []
+        while open_heap and len(popped) < room:
+            f, _, node, g = heapq.heappop(open_heap)
+            if g == graph.g[node] and g < graph.closed_g[node]:  # skip stale and expanded entries
+                graph.closed_g[node] = g
+                popped.append(node)
+            if goal >= 0 and open_heap and open_heap[0][0] >= lam * goal_g:
+                break
+        if not popped:
+            break
+        nodes, goal, goal_g = _expand(graph, np.array(popped), value_fn, lam, open_heap, tiebreak, nodes, goal, goal_g)
+    if goal < 0:
+        return SolveResult([], False, nodes, time.perf_counter() - start)
+    moves = graph.path(goal)
+    return SolveResult(moves, verify(root, moves), nodes, time.perf_counter() - start)
+
+
+def _expand(graph: _Graph, parents, value_fn, lam, open_heap, tiebreak, nodes, goal, goal_g):
+    """Generate the legal children of ``parents``, add or improve their nodes, push them."""
+    legal = legal_action_mask(graph.action[parents], graph.count[parents])
+    row, action = np.nonzero(legal)
+    parent = parents[row]
+    state = batch_apply_moves(graph.state[parent], action)
+    g = graph.g[parent] + 1
+    nodes += len(state)
+    keys = batch_state_keys(state)
+    # One copy per state, the shortest path first (then the earliest parent and action).
+    order = np.lexsort((np.arange(len(keys)), g, keys))
+    first = order[np.unique(keys[order], return_index=True)[1]]
+    first.sort()
+    keys, state, g, parent, action = keys[first], state[first], g[first], parent[first], action[first]
+    count = next_face_count(graph.action[parent], graph.count[parent], action)
+    known = np.fromiter((graph.index.get(k, -1) for k in keys.tolist()), dtype=np.int64, count=len(keys))
+    better = np.flatnonzero(known >= 0)
+    better = better[g[better] < graph.g[known[better]]]
+    ids = known[better]
+    graph.g[ids], graph.parent[ids], graph.action[ids], graph.count[ids] = g[better], parent[better], action[better], count[better]
+    new = np.flatnonzero(known < 0)
+    solved = batch_is_solved(state[new])
+    h = np.zeros(len(new))
+    if (~solved).any():
+        h[~solved] = value_to_moves(value_fn(state[new[~solved]]))
+    new_ids = graph.add(keys[new], state[new], g[new], h, parent[new], action[new], count[new])
+    touched = np.concatenate([ids, new_ids])
+    is_goal = batch_is_solved(graph.state[touched])
+    for node in touched[is_goal].tolist():
+        if graph.g[node] < goal_g:
+            goal, goal_g = node, graph.g[node]
+    for node in touched[~is_goal].tolist():
+        g_node = int(graph.g[node])
+        heapq.heappush(open_heap, (lam * g_node + graph.h[node], next(tiebreak), node, g_node))
+    return nodes, goal, goal_g
+
+
+# --------------------------------------------------------------------------- seed 003's best-first search
+#: The seed's action order ``L L' R R' F F' B B' U U' D D'`` as this project's action indices:
+#: children are generated (and ties broken) in the seed's order.
+SEED_ACTION_ORDER = np.array([6, 7, 2, 3, 4, 5, 8, 9, 0, 1, 10, 11], dtype=np.intp)
+SEED_STEP_PENALTY = 4  # the seed's heuristic subtracts 4 per move taken
+#: Sticker pairs (within a face) that share an edge on a 2x2 face: two rows, two columns.
+_FACE_PAIRS = np.array([(f * 4 + a, f * 4 + b) for f in range(6) for a, b in ((0, 1), (2, 3), (0, 2), (1, 3))], dtype=np.intp)
+
+
+def seed_heuristic(cubes: np.ndarray, steps) -> np.ndarray:
+    """Seed 003's score (higher is better): pairs of edge-adjacent same-colour stickers on
+    each face (24 when solved) minus ``4 * steps`` taken."""
+    cubes = np.asarray(cubes).reshape(-1, NUM_STICKERS)
+    pairs = (cubes[:, _FACE_PAIRS[:, 0]] == cubes[:, _FACE_PAIRS[:, 1]]).sum(axis=1)
+    return pairs - SEED_STEP_PENALTY * np.asarray(steps)
+
+
+def bestfirst(cube: np.ndarray, last: int = NO_ACTION, count: int = 0, max_nodes: int = 200_000, seconds: float | None = None) -> SolveResult:
+    """Seed 003's ``solve``, on the 2x2: greedy best-first search on ``seed_heuristic``.
+
+    Faithful to the seed: the frontier (a ``SortedSet`` there) pops the node of highest score,
+    and among equal scores the one inserted last (``SortedSet.pop()`` takes the rightmost, new
+    equal elements go right of old ones); a node's children are made in the seed's action
+    order and the search returns as soon as one of them is solved (before the explored check);
+    a state already explored is never added again, even by a shorter path (no reopening).
+    Beyond the seed: the env's mask is applied, which on a fresh cube never changes the moves
+    found (the masked children are the grandparent or its other child, both already
+    explored), only the node count; and budgets: ``max_nodes`` children generated (never
+    exceeded), ``seconds``.
+    """
+    start = time.perf_counter()
+    root = np.asarray(cube, dtype=np.int8).reshape(NUM_STICKERS)
+    if batch_is_solved(root[None])[0]:
+        return SolveResult([], True, 0, time.perf_counter() - start)
+    (root_last,), (root_count,) = _history(1, last, count)
+    states, steps, parents, actions, lasts, counts = [root], [0], [-1], [NO_ACTION], [root_last], [root_count]
+    explored = {int(batch_state_keys(root)[0])}
+    inserted = itertools.count()
+    frontier = [(-int(seed_heuristic(root, 0)[0]), -next(inserted), 0)]  # min-heap: highest score, newest first
+    nodes = 0
+    while frontier:
+        node = heapq.heappop(frontier)[2]
+        legal = legal_action_mask(lasts[node], counts[node])[SEED_ACTION_ORDER]
+        acts = SEED_ACTION_ORDER[legal]
+        if nodes + len(acts) > max_nodes or (seconds is not None and time.perf_counter() - start > seconds):
+            break
+        children = states[node][MOVE_PERMS[acts]]  # [k, 24]
+        nodes += len(acts)
+        solved = np.flatnonzero(batch_is_solved(children))
+        if len(solved):
+            moves = _backtrack(parents, actions, node) + [int(acts[solved[0]])]
+            return SolveResult(moves, verify(root, moves), nodes, time.perf_counter() - start)
+        scores = seed_heuristic(children, steps[node] + 1).tolist()
+        for child, key, a, score in zip(children, batch_state_keys(children).tolist(), acts.tolist(), scores):
+            if key in explored:
+                continue
+            explored.add(key)
+            states.append(child)
+            steps.append(steps[node] + 1)
+            parents.append(node)
+            actions.append(a)
+            counts.append(int(next_face_count(lasts[node], counts[node], a)))
+            lasts.append(a)
+            heapq.heappush(frontier, (-score, -next(inserted), len(states) - 1))
+    return SolveResult([], False, nodes, time.perf_counter() - start)
+
+
+def _backtrack(parents: list[int], actions: list[int], node: int) -> list[int]:
+    moves = []
+    while parents[node] >= 0:
+        moves.append(actions[node])
+        node = parents[node]
+    return moves[::-1]
+
+
+# --------------------------------------------------------------------------- MCTS (the original)
+def mcts(
+    cubes: np.ndarray,
+    model: torch.nn.Module | None = None,
+    value_fn: ValueFn | None = None,
+    policy_fn: PolicyFn | None = None,
+    sims: int = 1000,
+    max_moves: int = 40,
+    c_puct: float = 1.3,
+    seed: int = 0,
+    device=None,
+) -> list[SolveResult]:
+    """Greedy MCTS episodes from every cube in lockstep, exactly as ``evaluate.py`` plays them.
+
+    With a ``model`` this is ``play_episodes`` with evaluate.py's arguments (same moves);
+    without one, ``policy_fn``/``value_fn`` feed the search instead (priors = softmax of the
+    logits). Cubes start with a fresh move history, as in the evaluation. ``nodes`` = the
+    simulations run for that cube (``sims`` per move searched).
+    """
+    cubes = np.asarray(cubes, dtype=np.int8).reshape(-1, NUM_STICKERS)
+    search = None
+    if model is None:
+        if value_fn is None or policy_fn is None:
+            raise ValueError("mcts needs a model, or both a value_fn and a policy_fn")
+
+        def evaluator(states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            priors = np.exp(_log_softmax(policy_fn(states))).astype(np.float32)
+            return priors, np.asarray(value_fn(states), dtype=np.float32)
+
+        search = MCTS(None, c_puct=c_puct, num_simulations=sims, evaluator=evaluator)
+    was_training = model.training if model is not None else False
+    if model is not None:
+        model.eval()
+        device = device if device is not None else next(model.parameters()).device
+    try:
+        run = play_episodes(
+            model, cubes, max_moves, sims, select_mode="greedy", temperature=EVAL_TEMPERATURE,
+            rng=np.random.default_rng(seed), device=device, c_puct=c_puct, mcts=search,
+        )
+    finally:
+        if model is not None:
+            model.train(was_training)
+    share = run.seconds / max(len(cubes), 1)
+    return [
+        SolveResult(list(moves), verify(cube, moves), len(moves) * sims, share)
+        for cube, moves in zip(cubes, run.actions)
+    ]
+
+
+# --------------------------------------------------------------------------- registry and entry point
+def _run_mcts(cubes, last, count, opts: SolverOptions, model, value_fn, policy_fn, device) -> list[SolveResult]:
+    if last is not None and np.any(np.asarray(last) != NO_ACTION):
+        raise ValueError("the mcts solver starts every cube with a fresh move history (as the evaluation does)")
+    return mcts(cubes, model, value_fn, policy_fn, opts.sims, opts.max_moves, opts.c_puct, opts.seed, device)
+
+
+def _run_greedy(cubes, last, count, opts, model, value_fn, policy_fn, device) -> list[SolveResult]:
+    return greedy(cubes, _need(value_fn, "greedy", "value_fn"), last, count, opts.max_moves)
+
+
+def _run_beam(cubes, last, count, opts, model, value_fn, policy_fn, device) -> list[SolveResult]:
+    last, count = _history(len(cubes), last, count)
+    return [
+        beam(c, value_fn, policy_fn, int(a), int(k), opts.beam_width, opts.max_moves, opts.max_nodes, opts.beam_rank, opts.seconds)
+        for c, a, k in zip(cubes, last, count)
+    ]
+
+
+def _run_astar(cubes, last, count, opts, model, value_fn, policy_fn, device) -> list[SolveResult]:
+    value_fn = _need(value_fn, "astar", "value_fn")
+    last, count = _history(len(cubes), last, count)
+    return [
+        astar(c, value_fn, int(a), int(k), opts.astar_lambda, opts.astar_batch, opts.max_nodes, opts.seconds)
+        for c, a, k in zip(cubes, last, count)
+    ]
+
+
+def _run_bestfirst(cubes, last, count, opts, model, value_fn, policy_fn, device) -> list[SolveResult]:
+    last, count = _history(len(cubes), last, count)
+    return [bestfirst(c, int(a), int(k), opts.max_nodes, opts.seconds) for c, a, k in zip(cubes, last, count)]
+
+
+def _need(fn, solver: str, what: str):
+    if fn is None:
+        raise ValueError(f"the {solver} solver needs a model or a {what}")
+    return fn
+
+
+#: ``name -> run(cubes, last, count, options, model, value_fn, policy_fn, device)``; use ``solve_cubes``.
+SOLVERS = {"mcts": _run_mcts, "greedy": _run_greedy, "beam": _run_beam, "astar": _run_astar, "bestfirst": _run_bestfirst}
+
+
+def solve_cubes(
+    name: str,
+    cubes: np.ndarray,
+    *,
+    model: torch.nn.Module | None = None,
+    value_fn: ValueFn | None = None,
+    policy_fn: PolicyFn | None = None,
+    last=None,
+    count=None,
+    options: SolverOptions | None = None,
+    device=None,
+    **overrides,
+) -> list[SolveResult]:
+    """Solve ``cubes`` ``(n, 24)`` (or one cube) with solver ``name``: one ``SolveResult`` each.
+
+    ``model``: a policy-value network; its ``network_fns`` fill in whichever of ``value_fn`` /
+    ``policy_fn`` is not given (``mcts`` uses the model itself, as the evaluation does).
+    ``last``/``count``: per-cube move history (scalars broadcast). ``options`` plus keyword
+    ``overrides`` of its fields (``solve_cubes("astar", c, value_fn=f, astar_lambda=1.0)``).
+    """
+    if name not in SOLVERS:
+        raise ValueError(f"unknown solver {name!r}; choose one of {', '.join(SOLVER_NAMES)}")
+    opts = dataclasses.replace(options or SolverOptions(), **overrides)
+    cubes = np.asarray(cubes, dtype=np.int8).reshape(-1, NUM_STICKERS)
+    if model is not None and name != "mcts":
+        net_value, net_policy = network_fns(model, device)
+        value_fn = net_value if value_fn is None else value_fn
+        policy_fn = net_policy if policy_fn is None else policy_fn
+    return SOLVERS[name](cubes, last, count, opts, model, value_fn, policy_fn, device)
+
+
+# --------------------------------------------------------------------------- command line
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
+    return value
+
+
+def _lambda(text: str) -> float:
+    value = float(text)
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {text}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text}")
+    return value
+
+
+def add_solver_arguments(parser: argparse.ArgumentParser) -> argparse._ArgumentGroup:
+    """Add ``--solver`` and its budgets to a script's parser (``--sims``, ``--max-steps``,
+    ``--c-puct`` and ``--seed`` stay the script's own flags; ``options_from_args`` reads them)."""
+    d = SolverOptions()
+    g = parser.add_argument_group("solver")
+    g.add_argument("--solver", choices=SOLVER_NAMES, default="mcts", help="how cubes are solved: mcts (the original), greedy (value, one move ahead), beam, astar (DeepCubeA), bestfirst (seed 003, no network)")
+    g.add_argument("--beam-width", type=_positive_int, default=d.beam_width, help="states kept per depth by --solver beam")
+    g.add_argument("--beam-rank", choices=BEAM_RANKS, default=d.beam_rank, help="beam ranks by the value, or by cumulative policy log-probability (networks without a value)")
+    g.add_argument("--astar-batch", type=_positive_int, default=d.astar_batch, help="open nodes expanded per step by --solver astar")
+    g.add_argument("--astar-lambda", type=_lambda, default=d.astar_lambda, help="weight of the path length in f = lambda*g + h (1: optimal with an exact value)")
+    g.add_argument("--max-nodes", type=_positive_int, default=d.max_nodes, help="states generated per cube by beam, astar and bestfirst before giving up")
+    g.add_argument("--time-limit", type=_positive_float, default=None, help="seconds per cube for beam, astar and bestfirst (default: no limit)")
+    return g
+
+
+def options_from_args(args: argparse.Namespace) -> SolverOptions:
+    """``SolverOptions`` from parsed flags; flags a script does not have keep their defaults."""
+    d = SolverOptions()
+    return SolverOptions(
+        max_moves=getattr(args, "max_steps", d.max_moves),
+        max_nodes=getattr(args, "max_nodes", d.max_nodes),
+        beam_width=getattr(args, "beam_width", d.beam_width),
+        beam_rank=getattr(args, "beam_rank", d.beam_rank),
+        astar_batch=getattr(args, "astar_batch", d.astar_batch),
+        astar_lambda=getattr(args, "astar_lambda", d.astar_lambda),
+        sims=getattr(args, "sims", d.sims),
+        c_puct=getattr(args, "c_puct", d.c_puct),
+        seconds=getattr(args, "time_limit", d.seconds),
+        seed=getattr(args, "seed", d.seed),
+    )
