@@ -45,8 +45,8 @@ import dataclasses
 import heapq
 import itertools
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 import torch
@@ -77,6 +77,7 @@ EVAL_TEMPERATURE = 0.3  # evaluate.py's; greedy move choice ignores it, passed a
 GREEDY_CHUNK = 1 << 16  # cubes per lockstep greedy batch: bounds the (chunk, 12, 24) children
 SOLVER_NAMES = ("mcts", "greedy", "beam", "astar", "bestfirst")
 BEAM_RANKS = ("value", "policy")
+F_DECIMALS = 6  # A* compares f = lambda * g + h to a millionth of a move
 
 
 @dataclass
@@ -218,7 +219,14 @@ def _greedy_chunk(cubes, value_fn, last, count, moves, lengths, nodes) -> None:
             break
         children = cubes[active][:, MOVE_PERMS]  # [k, 12, 24]
         legal = legal_action_mask(last[active], count[active])  # [k, 12]
-        solved_child = batch_is_solved(children.reshape(-1, NUM_STICKERS)).reshape(legal.shape) & legal
+        solved_child = np.zeros(legal.shape, bool)
+        # Only a cube one quarter turn from solved can have a solved child, and such a cube
+        # shows at least two one-colour faces (the turned one and its opposite): checking the
+        # children of those few is 12 times cheaper than checking every child.
+        near = _uniform_faces(cubes[active]) >= 2
+        if near.any():
+            solved_child[near] = batch_is_solved(children[near].reshape(-1, NUM_STICKERS)).reshape(-1, NUM_ACTIONS)
+        solved_child &= legal
         todo = legal & ~solved_child
         score = np.full(legal.shape, -np.inf)
         score[todo] = value_fn(children[todo])
@@ -235,7 +243,15 @@ def _greedy_chunk(cubes, value_fn, last, count, moves, lengths, nodes) -> None:
         active = active[~solved_child[np.arange(len(active)), action]]
 
 
-def greedy(cubes: np.ndarray, value_fn: ValueFn, last=None, count=None, max_moves: int = 40, chunk: int = GREEDY_CHUNK) -> list[SolveResult]:
+def _uniform_faces(cubes: np.ndarray) -> np.ndarray:
+    """``(n,)``: how many faces of each cube show one colour."""
+    faces = cubes.reshape(-1, 6, 4)
+    return (faces == faces[:, :, :1]).all(axis=2).sum(axis=1)
+
+
+def greedy(
+    cubes: np.ndarray, value_fn: ValueFn, last=None, count=None, max_moves: int = 40, chunk: int = GREEDY_CHUNK
+) -> list[SolveResult]:
     """``greedy_batch`` as one ``SolveResult`` per cube (seconds: the batch's time shared evenly)."""
     start = time.perf_counter()
     moves, lengths, solved, nodes = greedy_batch(cubes, value_fn, last, count, max_moves, chunk)
@@ -370,22 +386,25 @@ def astar(
     if batch_is_solved(root)[0]:
         return SolveResult([], True, 0, time.perf_counter() - start)
     last, count = _history(1, last, count)
-    graph = _Graph()
+    graph = _Graph()  # a node's ``action`` is the move into it; the root's is the cube's history
     graph.add(batch_state_keys(root), root, 0, 0.0, -1, last, count)
-    tiebreak = itertools.count()  # equal f: first pushed, first popped
-    open_heap = [(0.0, next(tiebreak), 0, 0)]  # (f, order, node, g when pushed)
+    tiebreak = itertools.count()
+    # (f, -g, order, node, g): equal f pops the deeper node first (the usual A* tie-break: with an
+    # exact heuristic every node on a shortest path has the same f, and this walks one of them
+    # straight to the goal instead of expanding them all), then the first pushed.
+    open_heap = [(0.0, 0, next(tiebreak), 0, 0)]
     goal, goal_g, nodes = -1, np.inf, 0
-    while open_heap and (goal < 0 or open_heap[0][0] < lam * goal_g):
+    while open_heap and (goal < 0 or open_heap[0][0] < round(lam * goal_g, F_DECIMALS)):
         if seconds is not None and time.perf_counter() - start > seconds:
             break
         room = min(batch, (max_nodes - nodes) // NUM_ACTIONS)  # so the budget is never exceeded
         popped = []
         while open_heap and len(popped) < room:
-            f, _, node, g = heapq.heappop(open_heap)
+            _, _, _, node, g = heapq.heappop(open_heap)
             if g == graph.g[node] and g < graph.closed_g[node]:  # skip stale and expanded entries
                 graph.closed_g[node] = g
                 popped.append(node)
-            if goal >= 0 and open_heap and open_heap[0][0] >= lam * goal_g:
+            if goal >= 0 and open_heap and open_heap[0][0] >= round(lam * goal_g, F_DECIMALS):
                 break
         if not popped:
             break
@@ -415,7 +434,12 @@ def _expand(graph: _Graph, parents, value_fn, lam, open_heap, tiebreak, nodes, g
     better = np.flatnonzero(known >= 0)
     better = better[g[better] < graph.g[known[better]]]
     ids = known[better]
-    graph.g[ids], graph.parent[ids], graph.action[ids], graph.count[ids] = g[better], parent[better], action[better], count[better]
+    graph.g[ids], graph.parent[ids], graph.action[ids], graph.count[ids] = (
+        g[better],
+        parent[better],
+        action[better],
+        count[better],
+    )
     new = np.flatnonzero(known < 0)
     solved = batch_is_solved(state[new])
     h = np.zeros(len(new))
@@ -427,9 +451,13 @@ def _expand(graph: _Graph, parents, value_fn, lam, open_heap, tiebreak, nodes, g
     for node in touched[is_goal].tolist():
         if graph.g[node] < goal_g:
             goal, goal_g = node, graph.g[node]
-    for node in touched[~is_goal].tolist():
-        g_node = int(graph.g[node])
-        heapq.heappush(open_heap, (lam * g_node + graph.h[node], next(tiebreak), node, g_node))
+    # f is rounded so that float noise in h (1 - v is not exact in binary) cannot split ties
+    # between equally good paths, which the tie-break and the stopping test rely on.
+    f = np.round(lam * graph.g[touched] + graph.h[touched], F_DECIMALS)
+    for node, f_node, g_node in zip(
+        touched[~is_goal].tolist(), f[~is_goal].tolist(), graph.g[touched[~is_goal]].tolist()
+    ):
+        heapq.heappush(open_heap, (f_node, -g_node, next(tiebreak), node, g_node))
     return nodes, goal, goal_g
 
 
@@ -439,7 +467,9 @@ def _expand(graph: _Graph, parents, value_fn, lam, open_heap, tiebreak, nodes, g
 SEED_ACTION_ORDER = np.array([6, 7, 2, 3, 4, 5, 8, 9, 0, 1, 10, 11], dtype=np.intp)
 SEED_STEP_PENALTY = 4  # the seed's heuristic subtracts 4 per move taken
 #: Sticker pairs (within a face) that share an edge on a 2x2 face: two rows, two columns.
-_FACE_PAIRS = np.array([(f * 4 + a, f * 4 + b) for f in range(6) for a, b in ((0, 1), (2, 3), (0, 2), (1, 3))], dtype=np.intp)
+_FACE_PAIRS = np.array(
+    [(f * 4 + a, f * 4 + b) for f in range(6) for a, b in ((0, 1), (2, 3), (0, 2), (1, 3))], dtype=np.intp
+)
 
 
 def seed_heuristic(cubes: np.ndarray, steps) -> np.ndarray:
@@ -450,7 +480,9 @@ def seed_heuristic(cubes: np.ndarray, steps) -> np.ndarray:
     return pairs - SEED_STEP_PENALTY * np.asarray(steps)
 
 
-def bestfirst(cube: np.ndarray, last: int = NO_ACTION, count: int = 0, max_nodes: int = 200_000, seconds: float | None = None) -> SolveResult:
+def bestfirst(
+    cube: np.ndarray, last: int = NO_ACTION, count: int = 0, max_nodes: int = 200_000, seconds: float | None = None
+) -> SolveResult:
     """Seed 003's ``solve``, on the 2x2: greedy best-first search on ``seed_heuristic``.
 
     Faithful to the seed: the frontier (a ``SortedSet`` there) pops the node of highest score,
@@ -544,8 +576,16 @@ def mcts(
         device = device if device is not None else next(model.parameters()).device
     try:
         run = play_episodes(
-            model, cubes, max_moves, sims, select_mode="greedy", temperature=EVAL_TEMPERATURE,
-            rng=np.random.default_rng(seed), device=device, c_puct=c_puct, mcts=search,
+            model,
+            cubes,
+            max_moves,
+            sims,
+            select_mode="greedy",
+            temperature=EVAL_TEMPERATURE,
+            rng=np.random.default_rng(seed),
+            device=device,
+            c_puct=c_puct,
+            mcts=search,
         )
     finally:
         if model is not None:
@@ -571,7 +611,18 @@ def _run_greedy(cubes, last, count, opts, model, value_fn, policy_fn, device) ->
 def _run_beam(cubes, last, count, opts, model, value_fn, policy_fn, device) -> list[SolveResult]:
     last, count = _history(len(cubes), last, count)
     return [
-        beam(c, value_fn, policy_fn, int(a), int(k), opts.beam_width, opts.max_moves, opts.max_nodes, opts.beam_rank, opts.seconds)
+        beam(
+            c,
+            value_fn,
+            policy_fn,
+            int(a),
+            int(k),
+            opts.beam_width,
+            opts.max_moves,
+            opts.max_nodes,
+            opts.beam_rank,
+            opts.seconds,
+        )
         for c, a, k in zip(cubes, last, count)
     ]
 
@@ -597,7 +648,13 @@ def _need(fn, solver: str, what: str):
 
 
 #: ``name -> run(cubes, last, count, options, model, value_fn, policy_fn, device)``; use ``solve_cubes``.
-SOLVERS = {"mcts": _run_mcts, "greedy": _run_greedy, "beam": _run_beam, "astar": _run_astar, "bestfirst": _run_bestfirst}
+SOLVERS = {
+    "mcts": _run_mcts,
+    "greedy": _run_greedy,
+    "beam": _run_beam,
+    "astar": _run_astar,
+    "bestfirst": _run_bestfirst,
+}
 
 
 def solve_cubes(
@@ -658,13 +715,45 @@ def add_solver_arguments(parser: argparse.ArgumentParser) -> argparse._ArgumentG
     ``--c-puct`` and ``--seed`` stay the script's own flags; ``options_from_args`` reads them)."""
     d = SolverOptions()
     g = parser.add_argument_group("solver")
-    g.add_argument("--solver", choices=SOLVER_NAMES, default="mcts", help="how cubes are solved: mcts (the original), greedy (value, one move ahead), beam, astar (DeepCubeA), bestfirst (seed 003, no network)")
-    g.add_argument("--beam-width", type=_positive_int, default=d.beam_width, help="states kept per depth by --solver beam")
-    g.add_argument("--beam-rank", choices=BEAM_RANKS, default=d.beam_rank, help="beam ranks by the value, or by cumulative policy log-probability (networks without a value)")
-    g.add_argument("--astar-batch", type=_positive_int, default=d.astar_batch, help="open nodes expanded per step by --solver astar")
-    g.add_argument("--astar-lambda", type=_lambda, default=d.astar_lambda, help="weight of the path length in f = lambda*g + h (1: optimal with an exact value)")
-    g.add_argument("--max-nodes", type=_positive_int, default=d.max_nodes, help="states generated per cube by beam, astar and bestfirst before giving up")
-    g.add_argument("--time-limit", type=_positive_float, default=None, help="seconds per cube for beam, astar and bestfirst (default: no limit)")
+    g.add_argument(
+        "--solver",
+        choices=SOLVER_NAMES,
+        default="mcts",
+        help="how cubes are solved: mcts (the original), greedy (value, one move ahead), beam, astar (DeepCubeA), bestfirst (seed 003, no network)",
+    )
+    g.add_argument(
+        "--beam-width", type=_positive_int, default=d.beam_width, help="states kept per depth by --solver beam"
+    )
+    g.add_argument(
+        "--beam-rank",
+        choices=BEAM_RANKS,
+        default=d.beam_rank,
+        help="beam ranks by the value, or by cumulative policy log-probability (networks without a value)",
+    )
+    g.add_argument(
+        "--astar-batch",
+        type=_positive_int,
+        default=d.astar_batch,
+        help="open nodes expanded per step by --solver astar",
+    )
+    g.add_argument(
+        "--astar-lambda",
+        type=_lambda,
+        default=d.astar_lambda,
+        help="weight of the path length in f = lambda*g + h (1: optimal with an exact value)",
+    )
+    g.add_argument(
+        "--max-nodes",
+        type=_positive_int,
+        default=d.max_nodes,
+        help="states generated per cube by beam, astar and bestfirst before giving up",
+    )
+    g.add_argument(
+        "--time-limit",
+        type=_positive_float,
+        default=None,
+        help="seconds per cube for beam, astar and bestfirst (default: no limit)",
+    )
     return g
 
 
