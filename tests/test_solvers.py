@@ -233,3 +233,42 @@ def test_command_line_flags():
     for bad in (["--beam-width", "0"], ["--astar-lambda", "2"], ["--solver", "dfs"], ["--time-limit", "-1"]):
         with pytest.raises(SystemExit):
             parser.parse_args(bad)
+
+
+def seed_bestfirst_reference(cube: np.ndarray) -> list[int]:
+    """Seed 003's ``solve`` written plainly: a sorted frontier (``SortedSet.pop()`` takes the
+    highest score, the newest among equals), all 12 moves in the seed's order, no mask."""
+    import bisect
+
+    from Rubik2x2Env import apply_move_idx, batch_is_solved
+
+    def solved(c):
+        return bool(batch_is_solved(c[None])[0])
+
+    nodes = [(cube, 0, -1, -1)]  # (state, steps, parent, action)
+    frontier = [(int(S.seed_heuristic(cube, 0)[0]), 0)]  # ascending; new equals go right
+    explored = {cube.tobytes()}
+    while frontier:
+        _, node = frontier.pop()
+        state, steps = nodes[node][0], nodes[node][1]
+        for a in S.SEED_ACTION_ORDER.tolist():
+            child = apply_move_idx(state, a)
+            if solved(child):
+                moves = [a]
+                while nodes[node][2] >= 0:
+                    moves.append(nodes[node][3])
+                    node = nodes[node][2]
+                return moves[::-1]
+            if child.tobytes() in explored:
+                continue
+            explored.add(child.tobytes())
+            nodes.append((child, steps + 1, node, a))
+            score = int(S.seed_heuristic(child, steps + 1)[0])
+            frontier.insert(bisect.bisect_right([s for s, _ in frontier], score), (score, len(nodes) - 1))
+    return []
+
+
+def test_bestfirst_follows_the_seed():
+    cubes, _ = batch_scramble(np.random.default_rng(5), 8, 5)
+    for cube, r in zip(cubes, S.solve_cubes("bestfirst", cubes)):
+        assert r.moves == seed_bestfirst_reference(cube)
