@@ -4,11 +4,16 @@ The semantics follow DeepMind mctx's ``gumbel_muzero_policy`` with
 ``qtransform_completed_by_mix_value``; ``tests/reference_gumbel.py`` is a plain one-tree
 implementation that this engine is tested against (same numbers, bit for bit).
 
-* Environment: single agent, deterministic, no rewards, no discount. A leaf is worth 1.0 if
-  solved (terminal: never expanded, worth 1.0 at every visit), else the network's value,
-  as in ``MCTS_Core``. Q(a) = W(a) / N(a), the mean of the leaf values backed up through a.
+* Environment: single agent, deterministic, no discount. A leaf is worth 1.0 if solved
+  (terminal: never expanded, worth 1.0 at every visit), else the network's value, as in
+  ``MCTS_Core``. Every move earns ``step_reward`` (default -0.03: the network's value scale,
+  v = 1 - 0.03 * moves to solve, read as a cost per move), so an edge's return is the step
+  reward plus the return below it, and Q(a) = W(a) / N(a) is the mean return through a
+  (mctx: Q = reward + discount * value). ``step_reward=0`` gives ``MCTS_Core``'s convention,
+  but then a subtree that found any solution averages towards 1 however long its way, and
+  with an exact evaluator the chosen move gets worse as simulations grow (tests show it).
 * The root is evaluated first (not a simulation); then each of the ``n`` simulations adds
-  exactly one visit to one root action. No seed quirk here: backup adds 1 to N and the value
+  exactly one visit to one root action. No seed quirk here: backup adds 1 to N and the return
   to W of every edge on the path, once.
 * Logits: ``log(prior)`` of the network's softmax priors (floored at float32's tiny), -inf for
   illegal actions at every node (masks from ``legal_action_mask`` with the move history; at
@@ -213,13 +218,14 @@ class GumbelMCTS:
         tree.expand(tree.tree_base, legal[todo], self.evaluator)
         considered = np.minimum(self.max_considered, legal[todo].sum(axis=1))  # [B'] m per root
         for sim in range(self.num_simulations):
-            tree.simulate(gumbel[todo], self.table[considered, sim], self.evaluator, self.c_visit, self.c_scale, self.step_reward)
+            tree.simulate(gumbel[todo], self.table[considered, sim], self.evaluator, self)
         s = tree.stats[tree.tree_base]  # [B', 4, 12]
         n, w, logits = s[:, _N], s[:, _W], s[:, _LOGIT]
-        sigma = transformed_q(n, w, s[:, _PROB], tree.raw_value[tree.tree_base], logits > -np.inf, self.c_visit, self.c_scale)
+        raw = tree.raw_value[tree.tree_base]
+        sigma = transformed_q(n, w, s[:, _PROB], raw, logits > -np.inf, self.c_visit, self.c_scale)
         result.action[todo] = _root_scores(gumbel[todo], logits, sigma, n, n.max(axis=1)).argmax(axis=1)
         result.policy[todo] = _softmax(logits + sigma)
-        result.value[todo] = (tree.raw_value[tree.tree_base] + _rowsum(w)) / (1.0 + _rowsum(n))
+        result.value[todo] = (raw + _rowsum(w)) / (1.0 + _rowsum(n))
         result.visits[todo] = n
         result.q_values[todo] = w / np.maximum(n, 1.0)
         result.tree = tree
@@ -229,7 +235,7 @@ class GumbelMCTS:
 class _GumbelTree:
     """B search trees as flat arrays; a node's flat index is ``tree * max_nodes + node``."""
 
-    def __init__(self, batch: int, max_nodes: int, root_cubes: np.ndarray, root_last: np.ndarray, root_count: np.ndarray):
+    def __init__(self, batch: int, max_nodes: int, root_cubes: np.ndarray, root_last: np.ndarray, root_count):
         self.batch, self.max_nodes = batch, max_nodes
         size = batch * max_nodes
         self.tree_base = np.arange(batch, dtype=np.intp) * max_nodes  # [B] flat index of each root
@@ -260,9 +266,9 @@ class _GumbelTree:
             self.expanded[n] = True
         return values
 
-    def simulate(self, gumbel, considered, evaluator: Evaluator, c_visit: float, c_scale: float, step_reward: float):
+    def simulate(self, gumbel: np.ndarray, considered: np.ndarray, evaluator: Evaluator, cfg: GumbelMCTS) -> None:
         """One simulation in every tree: ``gumbel`` ``[B, 12]``, ``considered`` ``[B]`` the visit
-        count the root action must have (Sequential Halving)."""
+        count the root action must have (Sequential Halving); ``cfg``: c_visit, c_scale, step_reward."""
         node = self.tree_base
         pos = np.arange(self.batch)  # trees still descending
         path: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # per depth: (nodes, actions, trees)
@@ -273,7 +279,7 @@ class _GumbelTree:
             s = self.stats[node]  # [k, 4, 12], one gather per level
             n, logits = s[:, _N], s[:, _LOGIT]
             legal = logits > -np.inf
-            sigma = transformed_q(n, s[:, _W], s[:, _PROB], self.raw_value[node], legal, c_visit, c_scale)
+            sigma = transformed_q(n, s[:, _W], s[:, _PROB], self.raw_value[node], legal, cfg.c_visit, cfg.c_scale)
             if not path:  # the roots: Sequential Halving
                 score = _root_scores(gumbel, logits, sigma, n, considered)
             else:
@@ -300,7 +306,7 @@ class _GumbelTree:
         # Backup from the leaf up: the return G of an edge is the step reward plus the return
         # of the edge below it (the leaf's value at the bottom).
         for nodes, actions, trees in reversed(path):
-            values[trees] += step_reward
+            values[trees] += cfg.step_reward
             self.stats[nodes, _N, actions] += 1.0
             self.stats[nodes, _W, actions] += values[trees]
 
@@ -332,15 +338,17 @@ def play_gumbel_episodes(
     ``Self_Play.play_episodes`` does, each move being the Sequential Halving winner of a
     Gumbel search from the current cube with the episode's move history. ``gumbel_scale``: 0
     (default, greedy evaluation) plays deterministically; 1 samples the move as the paper's
-    self-play does. Per searched state: the cube, the policy target and the root value. A cube solved at the start counts as solved in 0 moves. ``search`` reuses a
-    ``GumbelMCTS`` (and its evaluation cache) and then overrides the other search settings.
+    self-play does. Per searched state: the cube, the policy target and the root value. A cube
+    solved at the start counts as solved in 0 moves. ``search`` reuses a ``GumbelMCTS`` (and its
+    evaluation cache) and then overrides the other search settings.
     """
     rng = np.random.default_rng() if rng is None else rng
     if search is None:
-        is_model = isinstance(model_or_evaluator, torch.nn.Module)
+        model, evaluator = (model_or_evaluator, None) if isinstance(model_or_evaluator, torch.nn.Module) else (
+            None, model_or_evaluator)
         search = GumbelMCTS(
-            model_or_evaluator if is_model else None, num_simulations, max_considered, gumbel_scale,
-            step_reward=step_reward, device=device, evaluator=None if is_model else model_or_evaluator, use_cache=use_cache,
+            model, num_simulations, max_considered, gumbel_scale, step_reward=step_reward, device=device,
+            evaluator=evaluator, use_cache=use_cache,
         )
     cubes = np.asarray(start_cubes).reshape(-1, NUM_STICKERS).astype(np.int8)
     n_episodes = len(cubes)

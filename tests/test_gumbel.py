@@ -13,6 +13,7 @@ from collections import Counter
 import numpy as np
 import pytest
 import torch
+from reference_gumbel import ReferenceGumbel, halving_schedule
 
 from Gumbel_MCTS import (
     NO_ACTION,
@@ -23,7 +24,6 @@ from Gumbel_MCTS import (
     transformed_q,
 )
 from Policy_Value_Net import PolicyValueNet
-from reference_gumbel import ReferenceGumbel, halving_schedule
 from Rubik2x2Env import (
     NUM_ACTIONS,
     SOLVED_STICKERS,
@@ -236,21 +236,17 @@ def test_policy_target_recomputed_from_root_statistics(evaluators, roots):
         prior = prior / prior.sum()
         visited = out.visits[b] > 0
         q = out.q_values[b]
-        v_mix = (raw[b] + out.visits[b].sum() * np.average(q[visited], weights=prior[visited])) / (1 + out.visits[b].sum())
-        completed = np.where(visited, q, v_mix)[legal]
-        q_hat = (completed - completed.min()) / max(completed.max() - completed.min(), 1e-8)
-        z = np.log(prior[legal]) + (50 + out.visits[b].max()) * 0.1 * q_hat
-        target = np.zeros(NUM_ACTIONS)
-        target[legal] = np.exp(z - z.max()) / np.exp(z - z.max()).sum()
-        np.testing.assert_allclose(out.policy[b], target, atol=1e-6)
+        n = out.visits[b]
+        v_mix = (raw[b] + n.sum() * np.average(q[visited], weights=prior[visited])) / (1 + n.sum())
+        completed = np.where(visited, q, v_mix)
+        low, high = completed[legal].min(), completed[legal].max()
+        sigma = (50 + n.max()) * 0.1 * (completed - low) / max(high - low, 1e-8)
+        z = np.where(legal, np.log(np.where(legal, prior, 1.0)) + sigma, -np.inf)
+        np.testing.assert_allclose(out.policy[b], np.exp(z - z.max()) / np.exp(z - z.max()).sum(), atol=1e-6)
         # The chosen action: best g + logits + sigma among the most visited.
-        score = np.full(NUM_ACTIONS, -np.inf)
-        top = legal & (out.visits[b] == out.visits[b].max())
-        score[top] = (gumbel[b] + np.log(np.where(legal, prior, 1.0)) + (50 + out.visits[b].max()) * 0.1 * np.where(
-            legal, np.where(visited, q, v_mix) - completed.min(), 0) / max(completed.max() - completed.min(), 1e-8))[top]
-        assert out.action[b] == np.argmax(score)
-        # The root value: raw value and every backed-up value, averaged.
-        np.testing.assert_allclose(out.value[b], (raw[b] + (q * out.visits[b]).sum()) / (1 + out.visits[b].sum()), rtol=1e-6)
+        assert out.action[b] == np.argmax(np.where(n == n.max(), gumbel[b] + z, -np.inf))
+        # The root value: the raw value and every backed-up return, averaged.
+        np.testing.assert_allclose(out.value[b], (raw[b] + (q * n).sum()) / (1 + n.sum()), rtol=1e-6)
 
 
 # --------------------------------------------------------------------------- masks
@@ -346,15 +342,16 @@ def test_without_step_reward_longer_searches_lose_the_way(solver):
     dist = solver.batch_distance(cubes)
     rates = []
     for reward in (0.0, -0.03):
-        search = GumbelMCTS(num_simulations=200, gumbel_scale=0.0, step_reward=reward, evaluator=exact_evaluator(solver))
-        rates.append((solver.batch_distance(batch_apply_moves(cubes, search.run_batch(cubes).action)) == dist - 1).mean())
+        search = GumbelMCTS(None, 200, gumbel_scale=0.0, step_reward=reward, evaluator=exact_evaluator(solver))
+        moved = batch_apply_moves(cubes, search.run_batch(cubes).action)
+        rates.append((solver.batch_distance(moved) == dist - 1).mean())
     assert rates[0] < 0.97 and rates[1] == 1.0
 
 
 # --------------------------------------------------------------------------- episodes
 def test_play_gumbel_episodes_with_exact_evaluator(solver):
     rng = np.random.default_rng(11)
-    starts = np.concatenate([solver.random_cubes_at_distance(rng, d, 1 if d == 0 else 2) for d in range(0, 12)])
+    starts = np.concatenate([solver.random_cubes_at_distance(rng, d, 1 if d == 0 else 2) for d in range(12)])
     dist = solver.batch_distance(starts)
     res = play_gumbel_episodes(exact_evaluator(solver), starts, 16, 20, rng)  # greedy: no noise
     assert res.solved.all() and res.lengths.tolist() == dist.tolist()  # optimal every time
