@@ -1,0 +1,383 @@
+"""Gumbel AlphaZero search (Danihelka et al., ICLR 2022), many trees advanced in lockstep.
+
+The semantics follow DeepMind mctx's ``gumbel_muzero_policy`` with
+``qtransform_completed_by_mix_value``; ``tests/reference_gumbel.py`` is a plain one-tree
+implementation that this engine is tested against (same numbers, bit for bit).
+
+* Environment: single agent, deterministic, no discount. A leaf is worth 1.0 if solved
+  (terminal: never expanded, worth 1.0 at every visit), else the network's value, as in
+  ``MCTS_Core``. Every move earns ``step_reward`` (default -0.03: the network's value scale,
+  v = 1 - 0.03 * moves to solve, read as a cost per move), so an edge's return is the step
+  reward plus the return below it, and Q(a) = W(a) / N(a) is the mean return through a
+  (mctx: Q = reward + discount * value). ``step_reward=0`` gives ``MCTS_Core``'s convention,
+  but then a subtree that found any solution averages towards 1 however long its way, and
+  with an exact evaluator the chosen move gets worse as simulations grow (tests show it).
+* The root is evaluated first (not a simulation); then each of the ``n`` simulations adds
+  exactly one visit to one root action. No seed quirk here: backup adds 1 to N and the return
+  to W of every edge on the path, once.
+* Logits: ``log(prior)`` of the network's softmax priors (floored at float32's tiny), -inf for
+  illegal actions at every node (masks from ``legal_action_mask`` with the move history; at
+  the root the real history of the episode), so that illegal actions get no probability.
+* sigma(q) = (c_visit + max_b N(b)) * c_scale * q_hat (c_visit = 50, c_scale = 0.1), where
+  q_hat is the completed Q rescaled to [0, 1] by the min and max over the node's legal
+  actions (denominator at least 1e-8). Completed Q: Q(a) for visited actions, the mixed
+  value v_mix = (v_raw + sum N * sum_{visited} p(a) Q(a) / sum_{visited} p(a)) / (1 + sum N)
+  for unvisited ones (mctx ``_compute_mixed_value``). Deviation from mctx: mctx takes min
+  and max over all actions, illegal ones included (they hold v_mix); we use legal ones only.
+* Root: g(a) ~ Gumbel(0, 1) * gumbel_scale per action from a numpy Generator. Sequential
+  Halving uses mctx's schedule (``get_sequence_of_considered_visits``): with m =
+  min(max_considered, #legal) and L = ceil(log2 m), each phase gives
+  max(1, floor(n / (L * k))) visits to each of the k actions still considered, then k
+  becomes max(2, k // 2), until n simulations are scheduled. Simulation i visits the action
+  with the best g + logits + sigma(q_hat) among the legal actions whose visit count equals
+  the schedule's entry i; the first m simulations thus visit the top m actions by g + logits,
+  and the halving happens implicitly, one simulation at a time.
+* Interior nodes (deterministic, mctx): argmax over legal a of pi'(a) - N(a) / (1 + sum N),
+  pi' = softmax(logits + sigma(completed Q)); ties go to the lowest action.
+* Outputs per root: the Sequential Halving winner (best g + logits + sigma(q_hat) among the
+  actions with the most visits), the policy target softmax(logits + sigma(completed Q))
+  (0 for illegal actions), the root value (v_raw + sum W) / (1 + sum N), the visit counts.
+  A solved root is not searched: action ``NO_ACTION``, zero policy and visits, value 1.0.
+
+Layout as ``MCTS_Core``: the B trees live in flat arrays indexed by ``tree * max_nodes +
+node``; per node the child statistics (N, W, logits, prior probabilities) are one ``(4, 12)``
+block gathered once per tree level; one evaluator call per simulation step for the new leaves
+of all trees. Row sums are sequential (``cumsum``), so that they equal a plain loop exactly.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+from MCTS_Core import UNVISITED, Evaluator, NetworkEvaluator
+from Rubik2x2Env import (
+    NO_ACTION,
+    NUM_ACTIONS,
+    NUM_STICKERS,
+    batch_apply_moves,
+    batch_is_solved,
+    legal_action_mask,
+    next_face_count,
+)
+from Self_Play import EpisodeResults
+
+C_VISIT, C_SCALE, EPSILON = 50.0, 0.1, 1e-8  # mctx defaults (maxvisit_init, value_scale, epsilon)
+STEP_REWARD = -0.03  # the value scale's cost of one move (v = 1 - 0.03 * moves to solve)
+PRIOR_FLOOR = float(np.finfo(np.float32).tiny)  # keeps log(prior) finite for a legal action
+_N, _W, _LOGIT, _PROB = 0, 1, 2, 3  # rows of the packed per-node child statistics
+
+
+# --------------------------------------------------------------------------- Sequential Halving schedule
+def considered_visits(max_considered: int, num_simulations: int) -> np.ndarray:
+    """``[n]`` the visit count an action must have to be chosen at each root simulation (mctx)."""
+    if max_considered <= 1:
+        return np.arange(num_simulations)
+    log2max = math.ceil(math.log2(max_considered))
+    sequence: list[int] = []
+    visits, considered = 0, max_considered  # the considered actions all have ``visits`` visits
+    while len(sequence) < num_simulations:
+        extra = max(1, num_simulations // (log2max * considered))
+        for _ in range(extra):
+            sequence += [visits] * considered
+            visits += 1
+        considered = max(2, considered // 2)
+    return np.array(sequence[:num_simulations], dtype=np.int64)
+
+
+def considered_visit_table(max_considered: int, num_simulations: int) -> np.ndarray:
+    """``[max_considered + 1, n]``: row m is ``considered_visits(m, n)``."""
+    return np.stack([considered_visits(m, num_simulations) for m in range(max_considered + 1)])
+
+
+# --------------------------------------------------------------------------- the q transform and policies
+def _rowsum(x: np.ndarray) -> np.ndarray:
+    """Sum over the last axis, left to right (a plain loop's rounding)."""
+    return np.cumsum(x, axis=-1)[..., -1]
+
+
+def _softmax(x: np.ndarray) -> np.ndarray:
+    """Softmax over the last axis of ``[k, 12]``; -inf entries get 0."""
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / _rowsum(e)[..., None]
+
+
+def transformed_q(
+    visits: np.ndarray, value_sums: np.ndarray, probs: np.ndarray, raw_value: np.ndarray, legal: np.ndarray,
+    c_visit: float = C_VISIT, c_scale: float = C_SCALE,
+) -> np.ndarray:
+    """``[k, 12]`` sigma(q_hat) of k nodes: completed Q (v_mix for unvisited actions) rescaled to
+    [0, 1] over the legal actions, times ``(c_visit + max N) * c_scale``.
+
+    ``visits``, ``value_sums`` (W), ``probs`` (prior probabilities), ``legal``: ``[k, 12]``;
+    ``raw_value``: ``[k]`` the network's value of each node.
+    """
+    visited = visits > 0
+    q = value_sums / np.maximum(visits, 1.0)  # [k, 12]
+    total = _rowsum(visits)  # [k]
+    sum_p = _rowsum(np.where(visited, probs, 0.0))
+    weighted = _rowsum(np.where(visited, probs * q / np.where(sum_p > 0, sum_p, 1.0)[:, None], 0.0))
+    v_mix = (raw_value + total * weighted) / (total + 1.0)  # [k]
+    completed = np.where(visited, q, v_mix[:, None])
+    low = np.where(legal, completed, np.inf).min(axis=1, keepdims=True)
+    high = np.where(legal, completed, -np.inf).max(axis=1, keepdims=True)
+    q_hat = (completed - low) / np.maximum(high - low, EPSILON)
+    return (c_visit + visits.max(axis=1, keepdims=True)) * c_scale * q_hat
+
+
+def _root_scores(gumbel, logits, sigma, visits, considered) -> np.ndarray:
+    """``[k, 12]`` g + logits + sigma(q_hat) where N(a) equals ``considered`` ``[k]`` (else -inf)."""
+    score = gumbel + (logits - logits.max(axis=1, keepdims=True)) + sigma
+    return np.where((visits == considered[:, None]) & (logits > -np.inf), score, -np.inf)
+
+
+# --------------------------------------------------------------------------- search
+@dataclass
+class GumbelResult:
+    """What ``GumbelMCTS.run_batch`` returns for B roots."""
+
+    action: np.ndarray  # [B] int64 Sequential Halving winner (NO_ACTION for a solved root)
+    policy: np.ndarray  # [B, 12] float32 softmax(logits + sigma(completed Q)), 0 where illegal
+    value: np.ndarray  # [B] float32 (v_raw + sum W) / (1 + sum N) at the root
+    visits: np.ndarray  # [B, 12] float32 root visit counts (each row sums to n)
+    q_values: np.ndarray  # [B, 12] float64 W / N at the root (0 where unvisited)
+    gumbel: np.ndarray  # [B, 12] float64 the draw used (gumbel_scale included)
+    tree: _GumbelTree | None = None  # the search tree, for inspection
+
+
+class GumbelMCTS:
+    """Gumbel AlphaZero search over B roots in lockstep (see the module docstring).
+
+    ``evaluator`` (optional) replaces the network: cubes ``(n, 24)`` -> ``(priors (n, 12),
+    values (n,))``; by default a caching ``NetworkEvaluator`` of ``model``.
+    """
+
+    def __init__(
+        self,
+        model: torch.nn.Module | None = None,
+        num_simulations: int = 32,
+        max_considered: int = 16,
+        gumbel_scale: float = 1.0,
+        c_visit: float = C_VISIT,
+        c_scale: float = C_SCALE,
+        step_reward: float = STEP_REWARD,
+        device: torch.device | str | None = None,
+        evaluator: Evaluator | None = None,
+        use_cache: bool = True,
+    ):
+        if num_simulations < 1 or max_considered < 1:
+            raise ValueError("num_simulations and max_considered must be at least 1")
+        if evaluator is None:
+            if model is None:
+                raise ValueError("GumbelMCTS needs a model or an evaluator")
+            evaluator = NetworkEvaluator(model, device, use_cache=use_cache)
+        self.evaluator = evaluator
+        self.num_simulations, self.max_considered = int(num_simulations), int(max_considered)
+        self.gumbel_scale, self.c_visit, self.c_scale = float(gumbel_scale), float(c_visit), float(c_scale)
+        self.step_reward = float(step_reward)
+        self.table = considered_visit_table(self.max_considered, self.num_simulations)  # [m_max + 1, n]
+
+    def run_batch(
+        self,
+        root_cubes: np.ndarray,
+        root_action_masks: np.ndarray | None = None,
+        root_last_actions: np.ndarray | None = None,
+        root_face_counts: np.ndarray | None = None,
+        rng: np.random.Generator | None = None,
+        gumbel: np.ndarray | None = None,
+    ) -> GumbelResult:
+        """Search B roots ``(B, 24)``; the move history (last action, face count; default: none)
+        gives the root mask unless ``root_action_masks`` is given. ``gumbel`` ``(B, 12)``: a
+        fixed draw (used as is); else ``gumbel_scale * rng.gumbel(size=(B, 12))``, drawn for
+        every root, solved ones included."""
+        cubes = np.asarray(root_cubes).reshape(-1, NUM_STICKERS).astype(np.int8)
+        batch = len(cubes)
+        last = np.full(batch, NO_ACTION) if root_last_actions is None else np.asarray(root_last_actions).reshape(batch)
+        count = np.zeros(batch, np.intp) if root_face_counts is None else np.asarray(root_face_counts).reshape(batch)
+        legal = legal_action_mask(last, count) if root_action_masks is None else np.asarray(root_action_masks, bool)
+        legal = legal.reshape(batch, NUM_ACTIONS)
+        if gumbel is None:
+            rng = np.random.default_rng() if rng is None else rng
+            gumbel = self.gumbel_scale * rng.gumbel(size=(batch, NUM_ACTIONS))
+        gumbel = np.asarray(gumbel, dtype=np.float64).reshape(batch, NUM_ACTIONS)
+        result = GumbelResult(
+            action=np.full(batch, NO_ACTION, np.int64), policy=np.zeros((batch, NUM_ACTIONS), np.float32),
+            value=np.ones(batch, np.float32), visits=np.zeros((batch, NUM_ACTIONS), np.float32),
+            q_values=np.zeros((batch, NUM_ACTIONS)), gumbel=gumbel,
+        )
+        todo = np.flatnonzero(~batch_is_solved(cubes))  # [B'] the roots searched
+        if len(todo) == 0:
+            return result
+        if not legal[todo].any(axis=1).all():
+            raise ValueError("every unsolved root needs a legal action")
+        tree = _GumbelTree(len(todo), self.num_simulations + 1, cubes[todo], last[todo], count[todo])
+        tree.expand(tree.tree_base, legal[todo], self.evaluator)
+        considered = np.minimum(self.max_considered, legal[todo].sum(axis=1))  # [B'] m per root
+        for sim in range(self.num_simulations):
+            tree.simulate(gumbel[todo], self.table[considered, sim], self.evaluator, self)
+        s = tree.stats[tree.tree_base]  # [B', 4, 12]
+        n, w, logits = s[:, _N], s[:, _W], s[:, _LOGIT]
+        raw = tree.raw_value[tree.tree_base]
+        sigma = transformed_q(n, w, s[:, _PROB], raw, logits > -np.inf, self.c_visit, self.c_scale)
+        result.action[todo] = _root_scores(gumbel[todo], logits, sigma, n, n.max(axis=1)).argmax(axis=1)
+        result.policy[todo] = _softmax(logits + sigma)
+        result.value[todo] = (raw + _rowsum(w)) / (1.0 + _rowsum(n))
+        result.visits[todo] = n
+        result.q_values[todo] = w / np.maximum(n, 1.0)
+        result.tree = tree
+        return result
+
+
+class _GumbelTree:
+    """B search trees as flat arrays; a node's flat index is ``tree * max_nodes + node``."""
+
+    def __init__(self, batch: int, max_nodes: int, root_cubes: np.ndarray, root_last: np.ndarray, root_count):
+        self.batch, self.max_nodes = batch, max_nodes
+        size = batch * max_nodes
+        self.tree_base = np.arange(batch, dtype=np.intp) * max_nodes  # [B] flat index of each root
+        self.cube = np.zeros((size, NUM_STICKERS), dtype=np.int8)  # [B*M, 24]
+        self.last_action = np.full(size, NO_ACTION, dtype=np.intp)  # [B*M] move into the node
+        self.face_count = np.zeros(size, dtype=np.intp)  # [B*M] repeats of that move's face
+        self.expanded = np.zeros(size + 1, dtype=bool)  # [B*M + 1]; last slot: sentinel for UNVISITED
+        self.children = np.full(size * NUM_ACTIONS, UNVISITED, dtype=np.intp)  # [B*M*12] flat child index
+        self.stats = np.zeros((size, 4, NUM_ACTIONS), dtype=np.float64)  # [B*M, (N, W, logit, prob), 12]
+        self.raw_value = np.zeros(size, dtype=np.float64)  # [B*M] network value of the node
+        self.num_nodes = np.ones(batch, dtype=np.intp)  # [B] nodes allocated per tree
+        self.cube[self.tree_base] = root_cubes
+        self.last_action[self.tree_base] = root_last
+        self.face_count[self.tree_base] = root_count
+
+    def expand(self, nodes: np.ndarray, legal: np.ndarray, evaluator: Evaluator) -> np.ndarray:
+        """Evaluate the unsolved ``nodes`` ``[k]`` and store their logits (``legal`` ``[k, 12]``).
+        Returns the leaf values ``[k]``: 1.0 for solved nodes (never expanded)."""
+        values = np.ones(len(nodes), dtype=np.float64)
+        todo = np.flatnonzero(~batch_is_solved(self.cube[nodes]))
+        if len(todo):
+            n = nodes[todo]
+            priors, v = evaluator(self.cube[n])
+            logits = np.where(legal[todo], np.log(np.maximum(priors.astype(np.float64), PRIOR_FLOOR)), -np.inf)
+            self.stats[n, _LOGIT] = logits
+            self.stats[n, _PROB] = _softmax(logits)
+            self.raw_value[n] = values[todo] = v
+            self.expanded[n] = True
+        return values
+
+    def simulate(self, gumbel: np.ndarray, considered: np.ndarray, evaluator: Evaluator, cfg: GumbelMCTS) -> None:
+        """One simulation in every tree: ``gumbel`` ``[B, 12]``, ``considered`` ``[B]`` the visit
+        count the root action must have (Sequential Halving); ``cfg``: c_visit, c_scale, step_reward."""
+        node = self.tree_base
+        pos = np.arange(self.batch)  # trees still descending
+        path: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # per depth: (nodes, actions, trees)
+        leaf_parent = np.empty(self.batch, dtype=np.intp)
+        leaf_action = np.empty(self.batch, dtype=np.intp)
+        leaf_child = np.empty(self.batch, dtype=np.intp)
+        while len(pos):
+            s = self.stats[node]  # [k, 4, 12], one gather per level
+            n, logits = s[:, _N], s[:, _LOGIT]
+            legal = logits > -np.inf
+            sigma = transformed_q(n, s[:, _W], s[:, _PROB], self.raw_value[node], legal, cfg.c_visit, cfg.c_scale)
+            if not path:  # the roots: Sequential Halving
+                score = _root_scores(gumbel, logits, sigma, n, considered)
+            else:
+                score = _softmax(logits + sigma) - n / (1.0 + _rowsum(n))[:, None]
+                score[~legal] = -np.inf
+            action = score.argmax(axis=1)
+            child = self.children[node * NUM_ACTIONS + action]
+            path.append((node, action, pos))
+            leaf_parent[pos], leaf_action[pos], leaf_child[pos] = node, action, child
+            go_on = self.expanded[child]  # UNVISITED reads the always-False sentinel
+            node, pos = child[go_on], pos[go_on]
+
+        new = np.flatnonzero(leaf_child == UNVISITED)  # first visits; the others reached a solved leaf
+        values = np.ones(self.batch, dtype=np.float64)
+        if len(new):
+            parent, action = leaf_parent[new], leaf_action[new]
+            ids = self.tree_base[new] + self.num_nodes[new]
+            self.num_nodes[new] += 1
+            self.children[parent * NUM_ACTIONS + action] = ids
+            self.cube[ids] = batch_apply_moves(self.cube[parent], action)
+            self.last_action[ids] = action
+            self.face_count[ids] = next_face_count(self.last_action[parent], self.face_count[parent], action)
+            values[new] = self.expand(ids, legal_action_mask(action, self.face_count[ids]), evaluator)
+        # Backup from the leaf up: the return G of an edge is the step reward plus the return
+        # of the edge below it (the leaf's value at the bottom).
+        for nodes, actions, trees in reversed(path):
+            values[trees] += cfg.step_reward
+            self.stats[nodes, _N, actions] += 1.0
+            self.stats[nodes, _W, actions] += values[trees]
+
+
+# --------------------------------------------------------------------------- episodes
+@dataclass
+class GumbelEpisodeResults(EpisodeResults):
+    """``Self_Play.EpisodeResults`` (``policies`` are the Gumbel policy targets) plus the root
+    value estimate of every searched state."""
+
+    root_values: list[np.ndarray] = field(default_factory=list)  # per episode: [n_e] float32
+
+
+def play_gumbel_episodes(
+    model_or_evaluator: torch.nn.Module | Evaluator | None,
+    start_cubes: np.ndarray,
+    num_simulations: int,
+    max_episode_steps: int,
+    rng: np.random.Generator | None = None,
+    *,
+    max_considered: int = 16,
+    gumbel_scale: float = 0.0,
+    step_reward: float = STEP_REWARD,
+    device=None,
+    use_cache: bool = True,
+    search: GumbelMCTS | None = None,
+) -> GumbelEpisodeResults:
+    """Play one episode from each of ``start_cubes`` ``(E, 24)`` in lockstep, as
+    ``Self_Play.play_episodes`` does, each move being the Sequential Halving winner of a
+    Gumbel search from the current cube with the episode's move history. ``gumbel_scale``: 0
+    (default, greedy evaluation) plays deterministically; 1 samples the move as the paper's
+    self-play does. Per searched state: the cube, the policy target and the root value. A cube
+    solved at the start counts as solved in 0 moves. ``search`` reuses a ``GumbelMCTS`` (and its
+    evaluation cache) and then overrides the other search settings.
+    """
+    rng = np.random.default_rng() if rng is None else rng
+    if search is None:
+        model, evaluator = (model_or_evaluator, None) if isinstance(model_or_evaluator, torch.nn.Module) else (
+            None, model_or_evaluator)
+        search = GumbelMCTS(
+            model, num_simulations, max_considered, gumbel_scale, step_reward=step_reward, device=device,
+            evaluator=evaluator, use_cache=use_cache,
+        )
+    cubes = np.asarray(start_cubes).reshape(-1, NUM_STICKERS).astype(np.int8)
+    n_episodes = len(cubes)
+    results = GumbelEpisodeResults(cubes.copy(), [[] for _ in range(n_episodes)], batch_is_solved(cubes))
+    states: list[list[np.ndarray]] = [[] for _ in range(n_episodes)]
+    policies: list[list[np.ndarray]] = [[] for _ in range(n_episodes)]
+    values: list[list[float]] = [[] for _ in range(n_episodes)]
+    last = np.full(n_episodes, NO_ACTION, dtype=np.intp)
+    count = np.zeros(n_episodes, dtype=np.intp)
+    start = time.perf_counter()
+    net_before = getattr(search.evaluator, "network_states", 0)
+    for _ in range(max_episode_steps):
+        active = np.flatnonzero(~results.solved)  # [A]
+        if len(active) == 0:
+            break
+        out = search.run_batch(cubes[active], None, last[active], count[active], rng=rng)
+        results.simulations += len(active) * search.num_simulations
+        for j, e in enumerate(active.tolist()):
+            states[e].append(cubes[e].copy())
+            policies[e].append(out.policy[j])
+            values[e].append(float(out.value[j]))
+            results.actions[e].append(int(out.action[j]))
+        cubes[active] = batch_apply_moves(cubes[active], out.action)
+        count[active] = next_face_count(last[active], count[active], out.action)
+        last[active] = out.action
+        results.solved[active] = batch_is_solved(cubes[active])
+    results.states = [np.array(s, dtype=np.int8).reshape(-1, NUM_STICKERS) for s in states]
+    results.policies = [np.array(p, dtype=np.float32).reshape(-1, NUM_ACTIONS) for p in policies]
+    results.root_values = [np.array(v, dtype=np.float32) for v in values]
+    results.seconds = time.perf_counter() - start
+    results.network_states = getattr(search.evaluator, "network_states", 0) - net_before
+    return results
