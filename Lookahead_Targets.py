@@ -37,6 +37,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from Policy_Value_Net import eval_mode
 from Rubik2x2Env import (
     NO_ACTION,
     NUM_ACTIONS,
@@ -117,9 +118,7 @@ def lookahead_targets(
     if bounded:
         undo = np.asarray(last) ^ 1  # actions come in (move, inverse) pairs
         floor = 1.0 - STEP_COST * (np.asarray(depth) - 1)
-    was_training = model.training
-    model.eval()
-    try:
+    with eval_mode(model):
         values = child_values(model, cubes, device)
         if bounded:
             values[rows, undo] = np.maximum(values[rows, undo], floor)
@@ -134,8 +133,6 @@ def lookahead_targets(
             chosen = capped_values(model, other, device)
             if bounded:
                 chosen = np.where(best == undo, np.maximum(chosen, floor), chosen)
-    finally:
-        model.train(was_training)
     z = chosen - STEP_COST
     z[batch_is_solved(cubes)] = 1.0
     if policy_temperature > 0:
@@ -154,13 +151,11 @@ def greedy_policy_solve_rate(model: torch.nn.Module, start_cubes: np.ndarray, ma
     policy's most likely legal move (no search): the cheap solve rate the lookahead recipe
     logs every iteration and feeds to the curriculum."""
     device = device if device is not None else next(model.parameters()).device
-    was_training = model.training
-    model.eval()
     cubes = np.asarray(start_cubes, dtype=np.int8).copy()
     solved = batch_is_solved(cubes)
     last = np.full(len(cubes), NO_ACTION, dtype=np.intp)
     count = np.zeros(len(cubes), dtype=np.intp)
-    try:
+    with eval_mode(model):
         for _ in range(max_steps):
             active = np.flatnonzero(~solved)
             if len(active) == 0:
@@ -172,6 +167,4 @@ def greedy_policy_solve_rate(model: torch.nn.Module, start_cubes: np.ndarray, ma
             count[active] = next_face_count(last[active], count[active], actions)
             last[active] = actions
             solved[active] = batch_is_solved(cubes[active])
-    finally:
-        model.train(was_training)
     return float(solved.mean()) if len(solved) else 0.0

@@ -31,6 +31,7 @@ from typing import Callable
 import numpy as np
 import torch
 
+from Cli import C_PUCT
 from Rubik2x2Env import (
     NO_ACTION,
     NUM_ACTIONS,
@@ -120,7 +121,7 @@ class MCTS:
         self,
         model: torch.nn.Module | None,
         num_actions: int = NUM_ACTIONS,
-        c_puct: float = 1.3,
+        c_puct: float = C_PUCT,
         num_simulations: int = 200,
         device: torch.device | str | None = None,
         evaluator: Evaluator | None = None,

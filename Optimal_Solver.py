@@ -33,7 +33,6 @@ import functools
 import itertools
 import os
 import sys
-import tempfile
 import time
 import warnings
 from dataclasses import dataclass
@@ -41,7 +40,8 @@ from pathlib import Path
 
 import numpy as np
 
-from Rubik2x2Env import ACTION_FACE, MOVE_PERMS, NUM_STICKERS, SOLVED_STICKERS, format_moves, parse_moves
+from Rubik2x2Env import ACTION_FACE, MOVE_PERMS, NUM_STICKERS, ROTATION_PERMS, SOLVED_STICKERS, format_moves, parse_moves
+from Run_IO import atomic_write
 
 NUM_PERMS = 5040  # 7! arrangements of the 7 free corners
 NUM_ORIS = 729  # 3**6 twists (the 7th corner's twist is implied)
@@ -89,17 +89,7 @@ def _model() -> _Model:
     # turns move a sticker name its corner.
     moved_by = [frozenset(f for f in range(6) if MOVE_PERMS[_action(f)][s] != s) for s in range(NUM_STICKERS)]
 
-    # R L' turns the whole cube about the R-L axis; likewise U D' and F B'. They generate
-    # the 24 rotations.
-    gens = [_compose(MOVE_PERMS[_action(a)], MOVE_PERMS[_action(b, clockwise=False)]) for a, b in ((R_FACE, L_FACE), (U_FACE, D_FACE), (F_FACE, B_FACE))]
-    rots = {tuple(range(NUM_STICKERS))}
-    frontier = list(rots)
-    while frontier:
-        new = {tuple(np.asarray(p)[g]) for p in frontier for g in gens} - rots
-        rots |= new
-        frontier = list(new)
-    rotations = np.array(sorted(rots), dtype=np.intp)  # identity sorts first
-    assert len(rotations) == 24
+    rotations = ROTATION_PERMS  # the 24 whole-cube rotations, derived once in Rubik2x2Env
 
     # The home corner's stickers in the order D, L, B; carrying that order to every corner
     # with rotations (which keep handedness) gives all corners one cyclic sense. Under
@@ -232,20 +222,6 @@ def default_cache_path() -> Path:
     return Path(folder) / CACHE_NAME
 
 
-def _save_atomic(dist: np.ndarray, path: Path) -> None:
-    """Write to a temp file beside ``path`` and rename, so readers never see half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".npy.tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.save(f, dist, allow_pickle=False)
-        os.chmod(tmp, 0o644)  # mkstemp makes it private; the cache is an ordinary file
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def load_or_build(path: Path | None = None, rebuild: bool = False) -> tuple[np.ndarray, bool]:
     """The distance table from ``path`` (default cache), rebuilt and saved if missing or
     damaged. Returns ``(table, built)``."""
@@ -262,7 +238,7 @@ def load_or_build(path: Path | None = None, rebuild: bool = False) -> tuple[np.n
     if problem is not None:  # a bug in the model, not a bad file
         raise RuntimeError(f"the breadth-first search produced a {problem}")
     try:
-        _save_atomic(dist, path)
+        atomic_write(path, lambda f: np.save(f, dist, allow_pickle=False))
     except OSError as e:  # a read-only place still gets a working solver, just slower next time
         warnings.warn(f"could not write the distance cache {path}: {e}", stacklevel=2)
     return dist, True

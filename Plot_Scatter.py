@@ -3,7 +3,6 @@ atomically, draws the 2x2 training chart, and mirrors every value to TensorBoard
 
 from __future__ import annotations
 
-import json
 import os
 
 import matplotlib
@@ -11,14 +10,9 @@ import matplotlib
 matplotlib.use("Agg")  # files only: never needs a display
 import matplotlib.pyplot as plt  # noqa: E402
 
-from Policy_Value_Net import atomic_write  # noqa: E402
+from Run_IO import atomic_write, write_json  # noqa: E402
 
 METRIC_KEYS = ("iterations", "losses", "policy_losses", "value_losses", "solve_rates", "scramble_lengths", "num_samples")
-
-
-def write_json(path: str, data) -> None:
-    """JSON written atomically (temp file + rename): readers never see half a file."""
-    atomic_write(path, lambda f: f.write(json.dumps(data, indent=2).encode()), mode="wb")
 
 
 def save_figure(fig, path: str) -> None:
@@ -73,12 +67,6 @@ class MetricsLogger:
         path = os.path.join(self.log_dir, filename)
         write_json(path, self.metrics)
         return path
-
-    def load_json(self, filename: str = "metrics.json") -> dict:
-        with open(os.path.join(self.log_dir, filename)) as f:
-            data = json.load(f)
-        self.metrics = {k: list(data.get(k, [])) for k in METRIC_KEYS}
-        return self.metrics
 
     def plot_all(self, filename: str = "training_metrics.png") -> str:
         """2x2 chart: total loss, solve rate (%), policy loss, value loss against iteration."""

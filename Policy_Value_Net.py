@@ -25,8 +25,8 @@ symmetry order. Its checkpoint also holds ``canonical_symmetry``.
 
 from __future__ import annotations
 
+import contextlib
 import os
-import tempfile
 import warnings
 
 import numpy as np
@@ -45,16 +45,11 @@ from Rubik2x2Env import (
     SYMMETRY_MOVE_MAP,
     SYMMETRY_PERMS,
 )
+from Run_IO import DEFAULT_CHECKPOINT, CheckpointError, atomic_write
 
-DEFAULT_CHECKPOINT = "rubik_policy_value.pt"
-PRETRAINED_CHECKPOINT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pretrained", "rubik_policy_value.pt")
 HIDDEN_SIZES = (512, 1024, 512, 128)
 CANONICAL_KEY = "canonical_orientation"  # the state_dict entry that marks a canonicalising network
 SYMMETRY_KEY = "canonical_symmetry"  # ... and one that also reduces the 48 symmetries
-
-
-class CheckpointError(Exception):
-    """A checkpoint is missing, unreadable, or does not fit the network. The message is one sentence."""
 
 
 class PolicyValueNet(nn.Module):
@@ -198,33 +193,15 @@ def _symmetry_tables() -> dict[str, np.ndarray]:
     )
 
 
-def resolve_device(name: str = "auto") -> torch.device:
-    """``auto`` -> CUDA when available, else CPU; ``cpu``/``cuda`` as asked."""
-    if name == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if name.startswith("cuda") and not torch.cuda.is_available():
-        raise CheckpointError(f"--device {name} was asked for but CUDA is not available on this machine; use --device cpu.")
-    return torch.device(name)
-
-
-def atomic_write(path: str, write_fn, mode: str = "wb") -> None:
-    """Write through ``write_fn(file)`` to a temp file beside ``path``, then ``os.replace``.
-
-    A crash at any point leaves either the old file or the new one, never half of one.
-    """
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=os.path.basename(path))
+@contextlib.contextmanager
+def eval_mode(model: nn.Module):
+    """Run the block with ``model`` in eval mode, then put back the mode it had."""
+    was_training = model.training
+    model.eval()
     try:
-        with os.fdopen(fd, mode) as f:
-            write_fn(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+        yield model
+    finally:
+        model.train(was_training)
 
 
 def save_checkpoint(model: nn.Module, path: str = DEFAULT_CHECKPOINT) -> None:
@@ -275,28 +252,3 @@ def model_from_state(state: dict, path: str, canonical_orientation: bool = False
 def load_model(path: str, device: torch.device | str = "cpu") -> PolicyValueNet:
     """A ``PolicyValueNet`` with the weights of ``path``, in eval mode, on ``device``."""
     return model_from_state(load_state_dict(path), path).to(device).eval()
-
-
-def _short_path(path: str) -> str:
-    """``path`` relative to the working folder when it lies inside it (what scripts print)."""
-    rel = os.path.relpath(path)
-    return path if rel.startswith(os.pardir) else rel
-
-
-def find_checkpoint(explicit: str | None = None) -> str:
-    """The model file scripts use: ``explicit`` if given, else ``./rubik_policy_value.pt``,
-    else the shipped ``pretrained/rubik_policy_value.pt``. Raises CheckpointError if none exists."""
-    if explicit:
-        if not os.path.isfile(explicit):
-            raise CheckpointError(
-                f"checkpoint '{explicit}' does not exist; train a model with 'python main.py' "
-                f"(it writes ./{DEFAULT_CHECKPOINT}) or pass an existing --checkpoint."
-            )
-        return explicit
-    for candidate in (DEFAULT_CHECKPOINT, PRETRAINED_CHECKPOINT):
-        if os.path.isfile(candidate):
-            return _short_path(candidate)
-    raise CheckpointError(
-        f"no model found: neither ./{DEFAULT_CHECKPOINT} nor {os.path.relpath(PRETRAINED_CHECKPOINT)} exists; "
-        "train one with 'python main.py' or pass --checkpoint PATH."
-    )

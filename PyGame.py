@@ -34,23 +34,22 @@ import numpy as np
 import pygame
 import torch
 
-from Action_MCTS import pick_action_from_mcts
-from MCTS_Core import MCTS, NetworkEvaluator
-from Policy_Value_Net import CheckpointError, find_checkpoint, load_model, resolve_device
+from Cli import C_PUCT, MAX_MOVES, DeviceError, add_device_flag, fail, load_script_model, resolve_device
+from MCTS_Core import NetworkEvaluator
+from Policy_Value_Net import CheckpointError
 from Rubik2x2Env import (
     ACTION_FACE,
     FACE_NAMES,
     MOVE_NAMES,
-    NUM_ACTIONS,
     Rubik2x2Env,
     apply_move_idx,
     batch_scramble,
-    encode_onehot,
     format_moves,
     is_solved,
     parse_moves,
     solved_cube,
 )
+from Self_Play import greedy_solve
 
 # --------------------------------------------------------------------------- constants
 WIDTH, HEIGHT = 960, 680
@@ -58,7 +57,7 @@ FPS = 30
 MAX_SCRAMBLE = 50  # longer scrambles add nothing: every state is within 14 quarter turns
 SIM_LADDER = (10, 25, 50, 100, 200, 400, 800, 1600, 3200)  # what "-" and "+" step through
 DEFAULT_SIMS = 200  # the seed's solve_with_mcts default
-DEFAULT_MAX_STEPS = 40
+DEFAULT_MAX_STEPS = MAX_MOVES
 DEFAULT_ANIM_MS = 400
 OPTIMAL_WAIT_S = 300.0  # scripted mode waits this long at most for the optimal solver's table
 
@@ -112,21 +111,22 @@ def solve_with_mcts(
     *,
     cancel: threading.Event | None = None,
     on_move: Callable[[int], None] | None = None,
-    c_puct: float = 1.3,
+    c_puct: float = C_PUCT,
 ):
-    """Greedy MCTS from ``env``'s cube, one search per move, as in the seed.
+    """Greedy MCTS from ``env``'s cube, one search per move, as in the original.
 
-    Copies the cube into a temporary masked env (``env`` is not changed) and repeats: run
-    MCTS, take the most visited legal move, until solved or ``max_steps`` moves. Returns
+    Copies the cube and its move history into a temporary masked env (``env`` is not
+    changed) and plays ``Self_Play.greedy_solve`` (the solve ``test.py`` runs) until solved
+    or ``max_steps`` moves. Returns
     ``(actions, formula)``. Beyond the seed: ``cancel`` (a ``threading.Event``, checked
     between moves and before each network call; a cancelled solve returns the moves found
     so far) and ``on_move(action)`` (progress for the GUI).
     """
-    cube = np.asarray(getattr(env, "unwrapped", env).cube)
+    base = getattr(env, "unwrapped", env)
     work = Rubik2x2Env(scramble_len=0, max_steps=max_steps, use_action_mask=True)
-    work.set_state(cube)
+    work.set_state(np.asarray(base.cube), getattr(base, "last_action", None), getattr(base, "face_count", 0))
     # One evaluator for the whole solve: its cache of network outputs carries over between
-    # moves (the tree itself is rebuilt every move, as in the seed).
+    # moves (the tree itself is rebuilt every move, as in the original).
     network = NetworkEvaluator(model, device)
 
     def evaluate(cubes):
@@ -136,25 +136,16 @@ def solve_with_mcts(
             raise _Cancelled
         return network(cubes)
 
-    mcts = MCTS(model, num_simulations=num_simulations, c_puct=c_puct, device=device, evaluator=evaluate)
-    mask = np.ones(NUM_ACTIONS, dtype=bool)  # a fresh env has no move history
     actions: list[int] = []
-    while not is_solved(work.cube) and len(actions) < max_steps:
-        if cancel is not None and cancel.is_set():
-            break
-        try:
-            visits = mcts.run(work.cube, encode_onehot(work.cube), mask)
-        except _Cancelled:
-            break
-        if visits[mask].sum() > 0:
-            action = pick_action_from_mcts(np.where(mask, visits, 0.0), mode="greedy")
-        else:  # only possible with 1 simulation: fall back to the first legal move
-            action = int(np.flatnonzero(mask)[0])
-        _, _, _, _, info = work.step(action)
-        mask = info["action_mask"]
-        actions.append(action)
-        if on_move is not None:
-            on_move(action)
+    try:
+        for action in greedy_solve(model, work, num_simulations, max_steps, device=device, c_puct=c_puct, evaluator=evaluate):
+            actions.append(action)
+            if on_move is not None:
+                on_move(action)
+            if cancel is not None and cancel.is_set():
+                break
+    except _Cancelled:
+        pass
     return actions, format_moves(actions)
 
 
@@ -398,10 +389,8 @@ class App:
     def _load_model(self, checkpoint: str | None, device: str) -> None:
         # A missing or bad model is not fatal: manual play still works and Solve explains.
         try:
-            self.device = resolve_device(device)
-            self.model_path = find_checkpoint(checkpoint)
-            self.model = load_model(self.model_path, self.device)
-        except CheckpointError as exc:
+            self.model, self.model_path, self.device = load_script_model(checkpoint, device)
+        except (CheckpointError, DeviceError) as exc:
             self.model, self.model_error = None, str(exc)
 
     def _make_buttons(self) -> dict[str, Button]:
@@ -888,9 +877,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument(
         "--checkpoint", default=None, help="model file (default: ./rubik_policy_value.pt, else pretrained/rubik_policy_value.pt)"
     )
-    p.add_argument(
-        "--device", default="auto", choices=("auto", "cpu", "cuda"), help="where the network runs (auto: CUDA if available)"
-    )
+    add_device_flag(p)
     p.add_argument("--sims", type=int, default=DEFAULT_SIMS, help="MCTS simulations per move (adjustable in the window with -/+)")
     p.add_argument("--max-steps", type=int, default=DEFAULT_MAX_STEPS, help="give up a solve after this many moves")
     p.add_argument("--seed", type=int, default=None, help="seed of the scramble generator (and of numpy/torch)")
@@ -923,6 +910,10 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    try:
+        resolve_device(args.device)  # a device this machine lacks is a usage error, as in every script
+    except DeviceError as exc:
+        return fail(exc)
     if args.seed is not None:
         np.random.seed(args.seed)
         torch.manual_seed(args.seed)

@@ -456,7 +456,6 @@ class Rubik2x2Env(gym.Env):
         self.cube = solved_cube()
         self.steps = 0
         self._last_action: int | None = None
-        self._last_face: int | None = None
         self._last_face_count = 0
 
     # -- state helpers -------------------------------------------------------
@@ -490,7 +489,6 @@ class Rubik2x2Env(gym.Env):
             raise ValueError(f"a cube has 24 stickers, got an array of shape {cube.shape}")
         self.cube = cube.reshape(6, 2, 2).astype(np.int8).copy()
         self._last_action = None if last_action is None or last_action < 0 else int(last_action)
-        self._last_face = None if self._last_action is None else self._last_action // 2
         self._last_face_count = face_count if self._last_action is not None else 0
         self.steps = 0
 
@@ -528,7 +526,7 @@ class Rubik2x2Env(gym.Env):
             )
         self.cube = apply_move_idx(self.cube, a)
         self._last_face_count = int(next_face_count(NO_ACTION if self._last_action is None else self._last_action, self._last_face_count, a))
-        self._last_action, self._last_face = a, a // 2
+        self._last_action = a
         self.steps += 1
         info = self._info()
         terminated = info["solved"]
@@ -549,10 +547,6 @@ class Rubik2x2Env(gym.Env):
 
     def get_action_meanings(self) -> list[str]:
         return list(MOVE_NAMES)
-
-    @staticmethod
-    def _inverse_move_idx(a: int) -> int:
-        return a ^ 1
 
 
 ENV_ID = "Rubik2x2-v0"

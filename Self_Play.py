@@ -14,14 +14,17 @@ from: consecutive moves of an episode revisit most of the previous tree's states
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from Action_MCTS import pick_actions_batch
-from MCTS_Core import MCTS
+from Action_MCTS import pick_action_from_mcts, pick_actions_batch
+from Cli import C_PUCT
+from MCTS_Core import MCTS, Evaluator
+from Policy_Value_Net import eval_mode
 from Rubik2x2Env import (
     NO_ACTION,
     NUM_ACTIONS,
@@ -30,6 +33,7 @@ from Rubik2x2Env import (
     batch_is_solved,
     batch_onehot,
     batch_scramble,
+    is_solved,
     legal_action_mask,
     next_face_count,
 )
@@ -114,7 +118,7 @@ def play_episodes(
     temperature: float = 1.0,
     rng: np.random.Generator | None = None,
     device=None,
-    c_puct: float = 1.3,
+    c_puct: float = C_PUCT,
     use_cache: bool = True,
     progress: bool = False,
     desc: str = "self-play",
@@ -166,6 +170,39 @@ def play_episodes(
     return results
 
 
+def greedy_solve(
+    model: torch.nn.Module | None,
+    env,
+    num_simulations: int,
+    max_steps: int,
+    *,
+    device=None,
+    c_puct: float = C_PUCT,
+    evaluator: Evaluator | None = None,
+) -> Iterator[int]:
+    """Solve the cube of ``env`` (a ``Rubik2x2Env``) by greedy MCTS, the way ``test.py``
+    and the GUI do: yields each move after playing it on ``env``, until the cube is solved
+    or ``max_steps`` moves were played.
+
+    Every move is a fresh search (as the original) from the env's cube AND its move
+    history: the mask of the root's children depends on the last move and how often that
+    face was just turned (the env's rule, as in ``play_episodes``). One search object
+    serves the whole solve, so its evaluation cache carries over between moves.
+    ``evaluator`` replaces the network (the GUI wraps it to cancel a solve).
+    With a single simulation no root move gets a visit: the first legal move is played.
+    """
+    mcts = MCTS(model, c_puct=c_puct, num_simulations=num_simulations, device=device, evaluator=evaluator)
+    for _ in range(max_steps):
+        if is_solved(env.cube):
+            return
+        last, count = np.array([env.last_action]), np.array([env.face_count])
+        mask = legal_action_mask(last, count)  # (1, 12)
+        visits = mcts.run_batch(env.cube[None], mask, last, count)[0]
+        action = pick_action_from_mcts(visits) if visits.sum() > 0 else int(np.flatnonzero(mask[0])[0])
+        env.step(action)
+        yield action
+
+
 def generate_self_play_data(
     model: torch.nn.Module,
     num_episodes: int,
@@ -176,7 +213,7 @@ def generate_self_play_data(
     temperature: float = 1.0,
     device=None,
     rng: np.random.Generator | None = None,
-    c_puct: float = 1.3,
+    c_puct: float = C_PUCT,
     use_cache: bool = True,
     progress: bool = False,
     return_results: bool = False,
@@ -189,16 +226,12 @@ def generate_self_play_data(
     ``value_target``: see ``EpisodeResults.state_values`` (default: the seed's).
     """
     rng = np.random.default_rng() if rng is None else rng
-    was_training = model.training
-    model.eval()
-    try:
+    with eval_mode(model):
         start_cubes, _ = batch_scramble(rng, num_episodes, scramble_len)
         results = play_episodes(
             model, start_cubes, max_episode_steps, num_simulations, select_mode, temperature,
             rng=rng, device=device, c_puct=c_puct, use_cache=use_cache, progress=progress,
         )
-    finally:
-        model.train(was_training)
     dataset = results.dataset(value_target)
     if return_results:
         return dataset, results.solve_rate, results

@@ -31,7 +31,9 @@ import numpy as np
 import torch
 
 from Plot_Scatter import MetricsLogger
-from Policy_Value_Net import CheckpointError, PolicyValueNet, atomic_write, load_state_dict, model_from_state, resolve_device, save_checkpoint
+from Cli import C_PUCT, EVAL_SIMULATIONS, MAX_MOVES, DeviceError, add_device_flag, fail, resolve_device, show_progress
+from Policy_Value_Net import CheckpointError, PolicyValueNet, load_state_dict, model_from_state, save_checkpoint
+from Run_IO import atomic_write
 from Lookahead_Targets import greedy_policy_solve_rate, lookahead_targets, scramble_path_states
 from Rubik2x2Env import NUM_ACTIONS, NUM_STICKERS, batch_onehot, batch_scramble
 from Self_Play import VALUE_TARGETS, generate_self_play_data
@@ -157,13 +159,13 @@ def parse_args(argv=None) -> argparse.Namespace:
     g.add_argument("--solve-threshold", type=float, default=0.9, help="mean solve rate over the window needed to lengthen scrambles")
     g.add_argument("--window", type=int, default=8, help="trained iterations in the curriculum's solve-rate window")
     g.add_argument("--start-scramble-len", type=int, default=3, help="scramble length of the first iteration")
-    g.add_argument("--max-episode-steps", type=int, default=40, help="moves per self-play episode before it counts as unsolved")
+    g.add_argument("--max-episode-steps", type=int, default=MAX_MOVES, help="moves per self-play episode before it counts as unsolved")
     g.add_argument("--buffer-size", type=int, default=100_000, help="replay buffer capacity in states (BUFFER_MAXLEN)")
     g.add_argument("--min-buffer-batches", type=int, default=8, help="train only once the buffer holds this many batches (MIN_BUFFER_SIZE = BATCH_SIZE*8)")
     g.add_argument("--sample-batches", type=int, default=16, help="states trained on per iteration, in batches (TRAIN_SAMPLE_SIZE = BATCH_SIZE*16)")
     g.add_argument("--sims", type=int, nargs=3, default=[300, 600, 800], metavar=("LE3", "LE7", "LONGER"), help="MCTS simulations per move for scramble length <=3, <=7, longer")
     g.add_argument("--temps", type=float, nargs=4, default=[1.0, 0.7, 0.4, 0.2], metavar=("LE5", "LE9", "LE11", "LONGER"), help="self-play temperature for length <=5, <=9, <=11, longer")
-    g.add_argument("--c-puct", type=float, default=1.3, help="PUCT exploration constant")
+    g.add_argument("--c-puct", type=float, default=C_PUCT, help="PUCT exploration constant")
     g.add_argument("--select-mode", choices=["sample", "greedy"], default="sample", help="how self-play picks moves from the visit counts")
     g = p.add_argument_group("recipe changes beyond the original (defaults keep the original)")
     g.add_argument(
@@ -208,11 +210,11 @@ def parse_args(argv=None) -> argparse.Namespace:
     g.add_argument("--eval-min-len", type=int, default=1, help="shortest scramble evaluated")
     g.add_argument("--eval-max-len", type=int, default=20, help="longest scramble evaluated")
     g.add_argument("--eval-runs", type=int, default=100, help="episodes per scramble length")
-    g.add_argument("--eval-sims", type=int, default=1000, help="MCTS simulations per move in the evaluation")
-    g.add_argument("--eval-max-steps", type=int, default=40, help="moves allowed per evaluation episode")
+    g.add_argument("--eval-sims", type=int, default=EVAL_SIMULATIONS, help="MCTS simulations per move in the evaluation")
+    g.add_argument("--eval-max-steps", type=int, default=MAX_MOVES, help="moves allowed per evaluation episode")
     g.add_argument("--skip-eval", action="store_true", help="do not run the evaluation at the end")
     g = p.add_argument_group("run")
-    g.add_argument("--device", default="auto", help="auto (CUDA when available), cpu or cuda")
+    add_device_flag(g)
     g.add_argument("--seed", type=int, default=0, help="seed of every random choice (scrambles, sampling, shuffling, init)")
     g.add_argument("--checkpoint", default="rubik_policy_value.pt", help="model file (bare state_dict); the training state is saved beside it")
     g.add_argument("--log-dir", default="training_logs", help="folder of metrics.json, charts and TensorBoard events")
@@ -261,12 +263,11 @@ def archive_old_logs(log_dir: str) -> str | None:
 # --------------------------------------------------------------------------- training
 def main(argv=None) -> int:
     args = parse_args(argv)
-    progress = sys.stderr.isatty() if args.progress is None else args.progress
+    progress = show_progress(args.progress)
     try:
         device = resolve_device(args.device)
-    except CheckpointError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    except DeviceError as exc:
+        return fail(exc)
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
     network_flags = dict(canonical_orientation=args.canonical_orientation, canonical_symmetry=args.canonical_symmetry)

@@ -28,6 +28,7 @@ if str(REPO) not in sys.path:
 import evaluate  # noqa: E402
 import Optimal_Solver as OS  # noqa: E402
 import Policy_Value_Net  # noqa: E402
+import Run_IO  # noqa: E402
 from Policy_Value_Net import PolicyValueNet  # noqa: E402
 from Rubik2x2Env import SOLVED_STICKERS, apply_moves, batch_scramble, is_solved, parse_moves  # noqa: E402
 
@@ -224,7 +225,7 @@ def test_missing_model_one_line_exit_2_no_traceback(tmp_path):
 
 def test_no_model_anywhere_says_how_to_train(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(Policy_Value_Net, "PRETRAINED_CHECKPOINT", str(tmp_path / "no" / "pretrained.pt"))
+    monkeypatch.setattr(Run_IO, "PRETRAINED_CHECKPOINT", str(tmp_path / "no" / "pretrained.pt"))
     assert evaluate.main(["--max-len", "1"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "python main.py" in err

@@ -15,7 +15,9 @@ import torch.nn as nn
 import torch.serialization
 
 import Policy_Value_Net as PVN
-from Policy_Value_Net import CheckpointError, PolicyValueNet, find_checkpoint, load_model, load_state_dict, save_checkpoint
+import Run_IO
+from Policy_Value_Net import CheckpointError, PolicyValueNet, load_model, load_state_dict, save_checkpoint
+from Run_IO import find_checkpoint
 from Rubik2x2Env import batch_onehot, batch_scramble, encode_onehot, solved_cube
 
 pytestmark = pytest.mark.usefixtures("torch_one_thread")
@@ -331,7 +333,7 @@ def places(tmp_path, monkeypatch, net):
     work.mkdir()
     monkeypatch.chdir(work)
     pretrained = tmp_path / "repo" / "pretrained" / "rubik_policy_value.pt"
-    monkeypatch.setattr(PVN, "PRETRAINED_CHECKPOINT", str(pretrained))
+    monkeypatch.setattr(Run_IO, "PRETRAINED_CHECKPOINT", str(pretrained))
 
     def make(path):
         save_checkpoint(net, str(path))
