@@ -60,10 +60,14 @@ def resolve_device(name: str = "auto"):
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     if name.startswith("cuda"):
         if not torch.cuda.is_available():
-            raise DeviceError(f"--device {name} was asked for but CUDA is not available on this machine; use --device cpu.")
+            raise DeviceError(
+                f"--device {name} was asked for but CUDA is not available on this machine; use --device cpu."
+            )
         index = torch.device(name).index
         if index is not None and index >= torch.cuda.device_count():
-            raise DeviceError(f"--device {name} was asked for but this machine has {torch.cuda.device_count()} CUDA device(s).")
+            raise DeviceError(
+                f"--device {name} was asked for but this machine has {torch.cuda.device_count()} CUDA device(s)."
+            )
     return torch.device(name)
 
 

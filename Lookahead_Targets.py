@@ -57,7 +57,9 @@ STEP_COST = 0.03  # value lost per move, the seed's 0.03 per move of an episode
 UNSOLVED_MAX = 1.0 - STEP_COST
 
 
-def scramble_path_states(rng: np.random.Generator, num_states: int, max_len: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def scramble_path_states(
+    rng: np.random.Generator, num_states: int, max_len: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """About ``num_states`` cubes: every prefix of ``ceil(num_states / max_len)`` random
     scrambles of ``max_len`` moves, so scramble depths 1..max_len are equally common.
 
@@ -97,8 +99,13 @@ def child_values(model: torch.nn.Module, cubes: np.ndarray, device=None) -> np.n
 
 
 def lookahead_targets(
-    model: torch.nn.Module, cubes: np.ndarray, depth: np.ndarray | None = None, last: np.ndarray | None = None, device=None,
-    rng: np.random.Generator | None = None, policy_temperature: float = 0.0,
+    model: torch.nn.Module,
+    cubes: np.ndarray,
+    depth: np.ndarray | None = None,
+    last: np.ndarray | None = None,
+    device=None,
+    rng: np.random.Generator | None = None,
+    policy_temperature: float = 0.0,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Value and policy targets of ``cubes`` from one ply of full-width search.
 

@@ -170,9 +170,15 @@ class MCTS:
         batch = len(cubes)
         if batch == 0:
             return np.zeros((0, NUM_ACTIONS), dtype=np.float32)
-        masks = np.ones((batch, NUM_ACTIONS), bool) if root_action_masks is None else np.asarray(root_action_masks, bool).reshape(batch, NUM_ACTIONS)
+        masks = (
+            np.ones((batch, NUM_ACTIONS), bool)
+            if root_action_masks is None
+            else np.asarray(root_action_masks, bool).reshape(batch, NUM_ACTIONS)
+        )
         last = np.full(batch, NO_ACTION) if root_last_actions is None else np.asarray(root_last_actions).reshape(batch)
-        count = np.zeros(batch, dtype=np.intp) if root_face_counts is None else np.asarray(root_face_counts).reshape(batch)
+        count = (
+            np.zeros(batch, dtype=np.intp) if root_face_counts is None else np.asarray(root_face_counts).reshape(batch)
+        )
         tree = _Tree(batch, self.num_simulations + 1, cubes, last, count, self.c_puct)
         tree.expand_roots(masks, self.evaluator)
         for _ in range(self.num_simulations - 1):
@@ -183,14 +189,24 @@ class MCTS:
 class _Tree:
     """B search trees as flat arrays; a node's flat index is ``tree * max_nodes + node``."""
 
-    def __init__(self, batch: int, max_nodes: int, root_cubes: np.ndarray, root_last: np.ndarray, root_count: np.ndarray, c_puct: float):
+    def __init__(
+        self,
+        batch: int,
+        max_nodes: int,
+        root_cubes: np.ndarray,
+        root_last: np.ndarray,
+        root_count: np.ndarray,
+        c_puct: float,
+    ):
         self.batch, self.max_nodes, self.c_puct = batch, max_nodes, c_puct
         size = batch * max_nodes
         self.tree_base = np.arange(batch, dtype=np.intp) * max_nodes  # flat index of each root
         self.cube = np.zeros((size, NUM_STICKERS), dtype=np.int8)  # [B*M, 24]
         self.last_action = np.full(size, NO_ACTION, dtype=np.intp)  # [B*M] move into the node
         self.face_count = np.zeros(size, dtype=np.intp)  # [B*M] repeats of that move's face
-        self.expanded = np.zeros(size + 1, dtype=bool)  # [B*M + 1] has priors and children; last slot: sentinel for UNVISITED
+        self.expanded = np.zeros(
+            size + 1, dtype=bool
+        )  # [B*M + 1] has priors and children; last slot: sentinel for UNVISITED
         self.children = np.full(size * NUM_ACTIONS, UNVISITED, dtype=np.intp)  # [B*M*12] flat child index
         self.stats = np.zeros((size, 3, NUM_ACTIONS), dtype=np.float64)  # [B*M, (N, W, c_puct*P), 12]
         self.child_visits = np.zeros(size, dtype=np.float64)  # [B*M] sum of the children's N

@@ -40,7 +40,15 @@ from pathlib import Path
 
 import numpy as np
 
-from Rubik2x2Env import ACTION_FACE, MOVE_PERMS, NUM_STICKERS, ROTATION_PERMS, SOLVED_STICKERS, format_moves, parse_moves
+from Rubik2x2Env import (
+    ACTION_FACE,
+    MOVE_PERMS,
+    NUM_STICKERS,
+    ROTATION_PERMS,
+    SOLVED_STICKERS,
+    format_moves,
+    parse_moves,
+)
 from Run_IO import atomic_write
 
 NUM_PERMS = 5040  # 7! arrangements of the 7 free corners
@@ -95,7 +103,9 @@ def _model() -> _Model:
     # with rotations (which keep handedness) gives all corners one cyclic sense. Under
     # ``new = old[r]`` the sticker at position p moves to position argsort(r)[p].
     dlb = frozenset((D_FACE, L_FACE, B_FACE))
-    home = np.array([next(s for s in range(NUM_STICKERS) if moved_by[s] == dlb and s // 4 == f) for f in (D_FACE, L_FACE, B_FACE)])
+    home = np.array(
+        [next(s for s in range(NUM_STICKERS) if moved_by[s] == dlb and s // 4 == f) for f in (D_FACE, L_FACE, B_FACE)]
+    )
     orders = {}
     for r in rotations:
         order = np.argsort(r)[home]
@@ -248,7 +258,9 @@ def load_or_build(path: Path | None = None, rebuild: bool = False) -> tuple[np.n
 def _as_batch(cubes) -> np.ndarray:
     cubes = np.asarray(cubes)
     if cubes.size % NUM_STICKERS or not np.issubdtype(cubes.dtype, np.integer):
-        raise ValueError(f"cubes must be integer arrays of 24 stickers (or (6, 2, 2)), got shape {cubes.shape} and dtype {cubes.dtype}")
+        raise ValueError(
+            f"cubes must be integer arrays of 24 stickers (or (6, 2, 2)), got shape {cubes.shape} and dtype {cubes.dtype}"  # noqa: E501
+        )
     return cubes.reshape(-1, NUM_STICKERS)
 
 
@@ -288,7 +300,10 @@ class OptimalSolver:
                 who = "the cube" if len(cubes) == 1 else f"cube {bad[0]} of the batch"
                 raise ValueError(f"{who} is invalid: {why}")
 
-        check(((cubes[:, :, None] == np.arange(6)).sum(1) == 4).all(1), "each colour 0..5 must appear on exactly 4 stickers")
+        check(
+            ((cubes[:, :, None] == np.arange(6)).sum(1) == 4).all(1),
+            "each colour 0..5 must appear on exactly 4 stickers",
+        )
         # The one rotation that brings the D-L-B cubie home, with D colour down.
         home_colours = cubes[:, m.rotations[:, m.home]]  # [B, 24, 3]
         match = (home_colours == SOLVED_STICKERS[m.home]).all(2)
@@ -347,7 +362,9 @@ class OptimalSolver:
         """
         count = self.count_at_distance(d)
         if count == 0 or (n > count and not replace):
-            raise ValueError(f"cannot draw {n} distinct positions at distance {d}: there are {count} (pass replace=True to draw with replacement)")
+            raise ValueError(
+                f"cannot draw {n} distinct positions at distance {d}: there are {count} (pass replace=True to draw with replacement)"  # noqa: E501
+            )
         if d not in self._at:
             self._at[d] = np.flatnonzero(self.table == d)
         return _cubes_at(rng.choice(self._at[d], size=n, replace=replace))
@@ -362,9 +379,21 @@ def get_solver() -> OptimalSolver:
 # --------------------------------------------------------------------------- command line
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Optimal (quarter-turn) distances and solutions of the 2x2x2 cube.")
-    parser.add_argument("--build", action="store_true", help="rebuild the distance table by breadth-first search, check it and save it to the cache")
-    parser.add_argument("--scramble", metavar="MOVES", help="print the optimal length and a shortest solution of this scramble, e.g. \"R U F'\"")
-    parser.add_argument("--cache", metavar="PATH", help=f"table file (default: ${CACHE_ENV}/{CACHE_NAME}, else <repo>/.cache/{CACHE_NAME})")
+    parser.add_argument(
+        "--build",
+        action="store_true",
+        help="rebuild the distance table by breadth-first search, check it and save it to the cache",
+    )
+    parser.add_argument(
+        "--scramble",
+        metavar="MOVES",
+        help='print the optimal length and a shortest solution of this scramble, e.g. "R U F\'"',
+    )
+    parser.add_argument(
+        "--cache",
+        metavar="PATH",
+        help=f"table file (default: ${CACHE_ENV}/{CACHE_NAME}, else <repo>/.cache/{CACHE_NAME})",
+    )
     args = parser.parse_args(argv)
     if not args.build and args.scramble is None:
         parser.error("give --build and/or --scramble MOVES")
@@ -373,7 +402,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.build:
             start = time.perf_counter()
             solver._table, _ = load_or_build(solver.cache_path, rebuild=True)
-            print(f"built the table of {NUM_STATES:,} positions in {time.perf_counter() - start:.1f} s: {solver.cache_path}")
+            print(
+                f"built the table of {NUM_STATES:,} positions in {time.perf_counter() - start:.1f} s: {solver.cache_path}"  # noqa: E501
+            )
             for d, c in enumerate(solver.distance_counts()):
                 print(f"  distance {d:2d}: {c:9,d} positions")
         if args.scramble is not None:

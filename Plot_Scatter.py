@@ -12,7 +12,15 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from Run_IO import atomic_write, write_json  # noqa: E402
 
-METRIC_KEYS = ("iterations", "losses", "policy_losses", "value_losses", "solve_rates", "scramble_lengths", "num_samples")
+METRIC_KEYS = (
+    "iterations",
+    "losses",
+    "policy_losses",
+    "value_losses",
+    "solve_rates",
+    "scramble_lengths",
+    "num_samples",
+)
 
 
 def save_figure(fig, path: str) -> None:
@@ -47,8 +55,15 @@ class MetricsLogger:
             self.metrics[key].append(value)
         self.log_scalars(
             iteration,
-            {"losses/total": loss, "losses/policy": policy_loss, "losses/value": value_loss, "charts/solve_rate": solve_rate,
-             "charts/scramble_len": scramble_len, "charts/num_samples": num_samples, **scalars},
+            {
+                "losses/total": loss,
+                "losses/policy": policy_loss,
+                "losses/value": value_loss,
+                "charts/solve_rate": solve_rate,
+                "charts/scramble_len": scramble_len,
+                "charts/num_samples": num_samples,
+                **scalars,
+            },
         )
 
     def log_scalars(self, step: int, scalars: dict) -> None:

@@ -53,7 +53,13 @@ SYMMETRY_KEY = "canonical_symmetry"  # ... and one that also reduces the 48 symm
 
 
 class PolicyValueNet(nn.Module):
-    def __init__(self, obs_dim: int = 144, act_dim: int = 12, canonical_orientation: bool = False, canonical_symmetry: bool = False):
+    def __init__(
+        self,
+        obs_dim: int = 144,
+        act_dim: int = 12,
+        canonical_orientation: bool = False,
+        canonical_symmetry: bool = False,
+    ):
         super().__init__()
         layers: list[nn.Module] = []
         width = obs_dim
@@ -69,8 +75,12 @@ class PolicyValueNet(nn.Module):
         tables = {}
         if self.canonical:
             self.register_buffer(CANONICAL_KEY, torch.ones(()))  # saved: marks the checkpoint
-            tables.update(_slot_reads=CANONICAL_SLOT_READS, _slot_colours=CANONICAL_SLOT_COLOURS, _rotations=ROTATION_PERMS,
-                          _move_map=ROTATION_MOVE_MAP)
+            tables.update(
+                _slot_reads=CANONICAL_SLOT_READS,
+                _slot_colours=CANONICAL_SLOT_COLOURS,
+                _rotations=ROTATION_PERMS,
+                _move_map=ROTATION_MOVE_MAP,
+            )
         if self.symmetric:
             self.register_buffer(SYMMETRY_KEY, torch.ones(()))
             tables.update(_symmetry_tables())
@@ -102,7 +112,9 @@ class PolicyValueNet(nn.Module):
         if self.symmetric:
             canonical, move_map = self._canonicalise_symmetries(stickers)
             return F.one_hot(canonical, NUM_FACES).to(x.dtype).reshape(x.shape), move_map
-        fits = (stickers[:, self._slot_reads] == self._slot_colours).all(dim=2)  # (B, 24): exactly one True per real cube
+        fits = (stickers[:, self._slot_reads] == self._slot_colours).all(
+            dim=2
+        )  # (B, 24): exactly one True per real cube
         rotation = fits.to(torch.uint8).argmax(dim=1)
         perm = self._rotations[rotation].unsqueeze(2).expand(-1, -1, NUM_FACES)
         return onehot.gather(1, perm).reshape(x.shape), self._move_map[rotation]
@@ -129,12 +141,18 @@ class PolicyValueNet(nn.Module):
         candidate = key == key.min(dim=1, keepdim=True).values
         tied = torch.nonzero(candidate.sum(dim=1) > 1).squeeze(1)
         if len(tied):
-            rest = (self._image_stickers(stickers[tied], rotation[tied], self._key_rest) * self._rest_weights).sum(dim=2)
-            candidate[tied] &= rest == rest.masked_fill(~candidate[tied], torch.iinfo(torch.int64).max).min(dim=1, keepdim=True).values
+            rest = (self._image_stickers(stickers[tied], rotation[tied], self._key_rest) * self._rest_weights).sum(
+                dim=2
+            )
+            candidate[tied] &= (
+                rest == rest.masked_fill(~candidate[tied], torch.iinfo(torch.int64).max).min(dim=1, keepdim=True).values
+            )
         pick = candidate.to(torch.uint8).argmax(dim=1)  # (B,): the first smallest image
         rows = torch.arange(batch, device=stickers.device)
         rotation = rotation[rows, pick]
-        canonical = self._image_stickers(stickers, rotation.unsqueeze(1), self._all_stickers, pick.unsqueeze(1)).squeeze(1)
+        canonical = self._image_stickers(
+            stickers, rotation.unsqueeze(1), self._all_stickers, pick.unsqueeze(1)
+        ).squeeze(1)
         # Move a on the input is SYMMETRY_MOVE_MAP[k, a] on the image, then renamed by its rotation.
         move_map = self._move_map[rotation].gather(1, self._sym_move_map[pick])
         return canonical, move_map
@@ -182,13 +200,24 @@ def _symmetry_tables() -> dict[str, np.ndarray]:
     # Key order: sticker 23 most significant; the D-L-B stickers are the same in every canonical image.
     order = [p for p in range(NUM_STICKERS - 1, -1, -1) if p not in set(CANONICAL_SLOT_READS[0])]
     lead, rest = np.array(order[:6]), np.array(order[6:])
-    image_reads = np.stack([SYMMETRY_PERMS[k][ROTATION_PERMS[r]] for k in range(len(SYMMETRY_PERMS)) for r in range(len(ROTATION_PERMS))])
+    image_reads = np.stack(
+        [SYMMETRY_PERMS[k][ROTATION_PERMS[r]] for k in range(len(SYMMETRY_PERMS)) for r in range(len(ROTATION_PERMS))]
+    )
     return dict(
-        _corner_reads=np.stack([plain[corner_reads], mirrored[corner_reads]]), _code_weights=np.array([36, 6, 1]),
-        _code_offsets=np.array([[0], [216]]), _sticker_ids=np.tile(np.arange(NUM_STICKERS), 2), _home_code=home,
-        _rotation_of_first=np.argsort(first), _image_reads=image_reads, _sym_colours_flat=SYMMETRY_COLOURS.reshape(-1),
-        _symmetry_ids=np.arange(len(SYMMETRY_PERMS)), _key_lead=lead, _key_rest=rest, _all_stickers=np.arange(NUM_STICKERS),
-        _lead_weights=6 ** np.arange(len(lead) - 1, -1, -1), _rest_weights=6 ** np.arange(len(rest) - 1, -1, -1),
+        _corner_reads=np.stack([plain[corner_reads], mirrored[corner_reads]]),
+        _code_weights=np.array([36, 6, 1]),
+        _code_offsets=np.array([[0], [216]]),
+        _sticker_ids=np.tile(np.arange(NUM_STICKERS), 2),
+        _home_code=home,
+        _rotation_of_first=np.argsort(first),
+        _image_reads=image_reads,
+        _sym_colours_flat=SYMMETRY_COLOURS.reshape(-1),
+        _symmetry_ids=np.arange(len(SYMMETRY_PERMS)),
+        _key_lead=lead,
+        _key_rest=rest,
+        _all_stickers=np.arange(NUM_STICKERS),
+        _lead_weights=6 ** np.arange(len(lead) - 1, -1, -1),
+        _rest_weights=6 ** np.arange(len(rest) - 1, -1, -1),
         _sym_move_map=SYMMETRY_MOVE_MAP,
     )
 
@@ -219,7 +248,9 @@ def load_state_dict(path: str) -> dict:
             warnings.simplefilter("ignore")
             state = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # pickle errors, truncated zip, ... all mean "not a checkpoint"
-        raise CheckpointError(f"checkpoint '{path}' is corrupt or not a PyTorch state_dict ({type(exc).__name__}).") from None
+        raise CheckpointError(
+            f"checkpoint '{path}' is corrupt or not a PyTorch state_dict ({type(exc).__name__})."
+        ) from None
     if isinstance(state, dict) and "model" in state and isinstance(state["model"], dict):
         state = state["model"]
     if not isinstance(state, dict):
@@ -232,13 +263,17 @@ def is_canonical(state: dict) -> bool:
     return CANONICAL_KEY in state
 
 
-def model_from_state(state: dict, path: str, canonical_orientation: bool = False, canonical_symmetry: bool = False) -> PolicyValueNet:
+def model_from_state(
+    state: dict, path: str, canonical_orientation: bool = False, canonical_symmetry: bool = False
+) -> PolicyValueNet:
     """A ``PolicyValueNet`` holding the weights of ``state`` (read from ``path``). It
     canonicalises orientations (and symmetries) if ``state`` did or the flags ask for it:
     a plain network's weights then start a canonicalising one."""
     markers = (CANONICAL_KEY, SYMMETRY_KEY)
-    model = PolicyValueNet(canonical_orientation=canonical_orientation or is_canonical(state),
-                           canonical_symmetry=canonical_symmetry or SYMMETRY_KEY in state)
+    model = PolicyValueNet(
+        canonical_orientation=canonical_orientation or is_canonical(state),
+        canonical_symmetry=canonical_symmetry or SYMMETRY_KEY in state,
+    )
     weights = {k: v for k, v in state.items() if k not in markers}
     try:
         missing, unexpected = model.load_state_dict(weights, strict=False)

@@ -138,7 +138,9 @@ def solve_with_mcts(
 
     actions: list[int] = []
     try:
-        for action in greedy_solve(model, work, num_simulations, max_steps, device=device, c_puct=c_puct, evaluator=evaluate):
+        for action in greedy_solve(
+            model, work, num_simulations, max_steps, device=device, c_puct=c_puct, evaluator=evaluate
+        ):
             actions.append(action)
             if on_move is not None:
                 on_move(action)
@@ -630,7 +632,8 @@ class App:
                         self.say(f"Solved in {len(self.solution)} moves.", OK)
                     else:
                         self.say(
-                            f"Not solved within {self.max_steps} moves: try more simulations or a shorter scramble.", WARN
+                            f"Not solved within {self.max_steps} moves: try more simulations or a shorter scramble.",
+                            WARN,
                         )
 
     def _finish_search(self, worker: SolveWorker) -> None:
@@ -645,7 +648,9 @@ class App:
         if worker.solved:
             self.say(f"Found {len(self.solution)} moves in {seconds:.1f} s; playing them...", OK)
         else:
-            self.say(f"No solution within {self.max_steps} moves ({seconds:.1f} s); playing what the search did...", WARN)
+            self.say(
+                f"No solution within {self.max_steps} moves ({seconds:.1f} s); playing what the search did...", WARN
+            )
 
     # -- frame ---------------------------------------------------------------------------
     def step_frame(self, dt: float | None = None) -> None:
@@ -776,12 +781,21 @@ def draw_controls(surface: pygame.Surface, app: App) -> None:
     pygame.draw.rect(surface, (18, 20, 26), app.box_rect, border_radius=6)
     pygame.draw.rect(surface, ACCENT if app.box_focused else (90, 96, 110), app.box_rect, width=2, border_radius=6)
     cursor = "|" if app.box_focused and int(app.elapsed * 2) % 2 == 0 else ""
-    _text(surface, app.fonts["big"], app.box_text + cursor, (app.box_rect.x + 10, app.box_rect.centery), anchor="midleft")
+    _text(
+        surface, app.fonts["big"], app.box_text + cursor, (app.box_rect.x + 10, app.box_rect.centery), anchor="midleft"
+    )
     # Simulations per move, between its "-" and "+" buttons.
     minus, plus = app.buttons["sims-"].rect, app.buttons["sims+"].rect
     _text(surface, app.fonts["normal"], "Simulations/move", (CTRL_X, minus.centery), DIM, anchor="midleft")
     _text(surface, app.fonts["big"], str(app.sims), ((minus.right + plus.left) // 2, minus.centery), anchor="center")
-    _text(surface, app.fonts["normal"], f"max {app.max_steps} moves", (plus.right + 16, plus.centery), DIM, anchor="midleft")
+    _text(
+        surface,
+        app.fonts["normal"],
+        f"max {app.max_steps} moves",
+        (plus.right + 16, plus.centery),
+        DIM,
+        anchor="midleft",
+    )
 
 
 def draw_spinner(surface: pygame.Surface, centre: tuple[int, int], t: float) -> None:
@@ -805,7 +819,13 @@ def draw_status(surface: pygame.Surface, app: App) -> None:
         line = f"Thinking... {len(found)} moves found in {seconds:.1f} s ({app.sims} sims/move). Cancel or Esc stops."
         _text(surface, app.fonts["normal"], _fit(app.fonts["normal"], line, WIDTH - 110), (72, y), ACCENT)
         if found:
-            _text(surface, app.fonts["small"], _fit(app.fonts["small"], format_moves(found), WIDTH - 110), (72, y + 22), DIM)
+            _text(
+                surface,
+                app.fonts["small"],
+                _fit(app.fonts["small"], format_moves(found), WIDTH - 110),
+                (72, y + 22),
+                DIM,
+            )
     else:
         text, color = app.message
         _text(surface, app.fonts["normal"], _fit(app.fonts["normal"], text, WIDTH - 80), (40, y), color)
@@ -875,22 +895,32 @@ def parse_args(argv=None) -> argparse.Namespace:
         "--scramble 6 --solve --screenshot docs/gui.png --quit-when-done",
     )
     p.add_argument(
-        "--checkpoint", default=None, help="model file (default: ./rubik_policy_value.pt, else pretrained/rubik_policy_value.pt)"
+        "--checkpoint",
+        default=None,
+        help="model file (default: ./rubik_policy_value.pt, else pretrained/rubik_policy_value.pt)",
     )
     add_device_flag(p)
-    p.add_argument("--sims", type=int, default=DEFAULT_SIMS, help="MCTS simulations per move (adjustable in the window with -/+)")
+    p.add_argument(
+        "--sims", type=int, default=DEFAULT_SIMS, help="MCTS simulations per move (adjustable in the window with -/+)"
+    )
     p.add_argument("--max-steps", type=int, default=DEFAULT_MAX_STEPS, help="give up a solve after this many moves")
     p.add_argument("--seed", type=int, default=None, help="seed of the scramble generator (and of numpy/torch)")
     p.add_argument("--anim-ms", type=int, default=DEFAULT_ANIM_MS, help="milliseconds per move when playing a solution")
-    p.add_argument("--no-optimal", action="store_true", help="do not load Optimal_Solver to show the optimal solution length")
+    p.add_argument(
+        "--no-optimal", action="store_true", help="do not load Optimal_Solver to show the optimal solution length"
+    )
     g = p.add_argument_group("scripted mode (docs, tests; renders off screen with SDL_VIDEODRIVER=dummy)")
     g.add_argument(
         "--scramble", default=None, metavar="N|MOVES",
         help=f"start from N random moves (0-{MAX_SCRAMBLE}) or a move string such as \"R U F'\"",
     )  # fmt: skip
     g.add_argument("--solve", action="store_true", help="start a solve at once")
-    g.add_argument("--screenshot", default=None, metavar="PATH", help="save a PNG of the window once the solve has been played")
-    g.add_argument("--quit-when-done", action="store_true", help="exit after that and print one line: solved=True/False, ...")
+    g.add_argument(
+        "--screenshot", default=None, metavar="PATH", help="save a PNG of the window once the solve has been played"
+    )
+    g.add_argument(
+        "--quit-when-done", action="store_true", help="exit after that and print one line: solved=True/False, ..."
+    )
     args = p.parse_args(argv)
     if args.sims < 1 or args.max_steps < 1:
         p.error("--sims and --max-steps must be at least 1")
@@ -925,7 +955,15 @@ def main(argv=None) -> int:
     # Off screen nobody can close the window, so a scripted headless run ends by itself.
     quit_when_done = args.quit_when_done or (headless and scripted)
 
-    app = App(args.checkpoint, args.device, args.sims, args.max_steps, args.seed, args.anim_ms, use_optimal=not args.no_optimal)
+    app = App(
+        args.checkpoint,
+        args.device,
+        args.sims,
+        args.max_steps,
+        args.seed,
+        args.anim_ms,
+        use_optimal=not args.no_optimal,
+    )
     if args.scramble is not None:
         app.scramble(args.scramble)
     if args.solve:
@@ -946,9 +984,9 @@ def main(argv=None) -> int:
         if args.quit_when_done:
             optimal = app.oracle.lookup(app.solution_start) if app.solution_start is not None else None
             print(
-                f"solved={is_solved(app.cube)} moves={len(app.solution)} optimal={optimal if optimal is not None else 'n/a'} "
+                f"solved={is_solved(app.cube)} moves={len(app.solution)} optimal={optimal if optimal is not None else 'n/a'} "  # noqa: E501
                 f'scramble="{format_moves(app.setup_moves)}" solution="{format_moves(app.solution)}"'
-                + ("" if app.model is not None else f" model_error=\"{app.model_error}\"")
+                + ("" if app.model is not None else f' model_error="{app.model_error}"')
             )
     finally:
         app.close()

@@ -371,8 +371,7 @@ def parse_moves(text: str | Sequence[str]) -> list[int]:
             actions += [MOVE_NAMES.index(tok[0])] * 2
         else:
             raise ValueError(
-                f"unknown move {tok!r}; valid moves are {' '.join(MOVE_NAMES)} "
-                f"(and U2 R2 F2 L2 B2 D2 for half turns)"
+                f"unknown move {tok!r}; valid moves are {' '.join(MOVE_NAMES)} (and U2 R2 F2 L2 B2 D2 for half turns)"
             )
     return actions
 
@@ -441,7 +440,9 @@ class Rubik2x2Env(gym.Env):
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
 
-    def __init__(self, scramble_len: int = 4, max_steps: int = 100, use_action_mask: bool = True, render_mode: str | None = None):
+    def __init__(
+        self, scramble_len: int = 4, max_steps: int = 100, use_action_mask: bool = True, render_mode: str | None = None
+    ):
         super().__init__()
         if scramble_len < 0 or max_steps < 1:
             raise ValueError("scramble_len must be >= 0 and max_steps >= 1")
@@ -525,7 +526,9 @@ class Rubik2x2Env(gym.Env):
                 f"(turned {self._last_face_count}x in a row); check info['action_mask']"
             )
         self.cube = apply_move_idx(self.cube, a)
-        self._last_face_count = int(next_face_count(NO_ACTION if self._last_action is None else self._last_action, self._last_face_count, a))
+        self._last_face_count = int(
+            next_face_count(NO_ACTION if self._last_action is None else self._last_action, self._last_face_count, a)
+        )
         self._last_action = a
         self.steps += 1
         info = self._info()

@@ -136,7 +136,9 @@ def play_episodes(
     n_episodes = len(cubes)
     if mcts is None:
         mcts = MCTS(model, c_puct=c_puct, num_simulations=num_simulations, device=device, use_cache=use_cache)
-    results = EpisodeResults(start_cubes=cubes.copy(), actions=[[] for _ in range(n_episodes)], solved=batch_is_solved(cubes))
+    results = EpisodeResults(
+        start_cubes=cubes.copy(), actions=[[] for _ in range(n_episodes)], solved=batch_is_solved(cubes)
+    )
     states: list[list[np.ndarray]] = [[] for _ in range(n_episodes)]
     policies: list[list[np.ndarray]] = [[] for _ in range(n_episodes)]
     last = np.full(n_episodes, NO_ACTION, dtype=np.intp)
@@ -229,8 +231,17 @@ def generate_self_play_data(
     with eval_mode(model):
         start_cubes, _ = batch_scramble(rng, num_episodes, scramble_len)
         results = play_episodes(
-            model, start_cubes, max_episode_steps, num_simulations, select_mode, temperature,
-            rng=rng, device=device, c_puct=c_puct, use_cache=use_cache, progress=progress,
+            model,
+            start_cubes,
+            max_episode_steps,
+            num_simulations,
+            select_mode,
+            temperature,
+            rng=rng,
+            device=device,
+            c_puct=c_puct,
+            use_cache=use_cache,
+            progress=progress,
         )
     dataset = results.dataset(value_target)
     if return_results:

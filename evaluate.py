@@ -47,7 +47,6 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from Optimal_Solver import MAX_DISTANCE, get_solver  # noqa: E402
 from Cli import (  # noqa: E402
     C_PUCT,
     EVAL_SIMULATIONS,
@@ -59,10 +58,11 @@ from Cli import (  # noqa: E402
     resolve_device,
     show_progress,
 )
+from Optimal_Solver import MAX_DISTANCE, get_solver  # noqa: E402
 from Plot_Scatter import save_figure  # noqa: E402
 from Policy_Value_Net import CheckpointError, eval_mode, load_model  # noqa: E402
-from Run_IO import find_checkpoint, read_json, write_json  # noqa: E402
 from Rubik2x2Env import SOLVED_STICKERS, apply_moves, batch_scramble, format_moves, parse_moves  # noqa: E402
+from Run_IO import find_checkpoint, read_json, write_json  # noqa: E402
 from Self_Play import EpisodeResults, play_episodes  # noqa: E402
 
 SCRAMBLE_RESULT_FILE = "eval_scramble_result.json"
@@ -107,14 +107,32 @@ def summarize(solved: np.ndarray, lengths: np.ndarray, optimal: np.ndarray) -> d
 
 
 # --------------------------------------------------------------------------- pure evaluations
-def play_greedy(model, start_cubes: np.ndarray, num_simulations: int, max_episode_steps: int, *, device, seed: int,
-                c_puct: float = C_PUCT, progress: bool = False, desc: str = "eval") -> EpisodeResults:
+def play_greedy(
+    model,
+    start_cubes: np.ndarray,
+    num_simulations: int,
+    max_episode_steps: int,
+    *,
+    device,
+    seed: int,
+    c_puct: float = C_PUCT,
+    progress: bool = False,
+    desc: str = "eval",
+) -> EpisodeResults:
     """Greedy MCTS episodes from all ``start_cubes (E, 24)`` in one lockstep batch."""
     with eval_mode(model):
         return play_episodes(
-            model, start_cubes, max_episode_steps, num_simulations, select_mode="greedy",
-            temperature=ORIGINAL_EVAL_TEMPERATURE, rng=np.random.default_rng(seed), device=device,
-            c_puct=c_puct, progress=progress, desc=desc,
+            model,
+            start_cubes,
+            max_episode_steps,
+            num_simulations,
+            select_mode="greedy",
+            temperature=ORIGINAL_EVAL_TEMPERATURE,
+            rng=np.random.default_rng(seed),
+            device=device,
+            c_puct=c_puct,
+            progress=progress,
+            desc=desc,
         )
 
 
@@ -163,18 +181,31 @@ def distance_rows(run: EpisodeResults, optimal: np.ndarray) -> list[dict]:
     return rows
 
 
-def scramble_file_records(run: EpisodeResults, scrambles: list[tuple[int, str, list[int]]], optimal: np.ndarray) -> list[dict]:
+def scramble_file_records(
+    run: EpisodeResults, scrambles: list[tuple[int, str, list[int]]], optimal: np.ndarray
+) -> list[dict]:
     """A dict per scramble of a file: ``line, scramble, solution, solved, length, optimal``."""
     return [
-        {"line": line, "scramble": text, "solution": format_moves(actions), "solved": bool(solved), "length": len(actions),
-         "optimal": int(opt)}
+        {
+            "line": line,
+            "scramble": text,
+            "solution": format_moves(actions),
+            "solved": bool(solved),
+            "length": len(actions),
+            "optimal": int(opt),
+        }
         for (line, text, _), actions, solved, opt in zip(scrambles, run.actions, run.solved, optimal)
     ]
 
 
 def search_settings(runs: int, num_simulations: int, max_episode_steps: int, **more) -> dict:
     """The settings of an evaluation, under the key names its JSON stores them."""
-    return {"runs_per_distance": runs, "num_simulations": num_simulations, "max_episode_steps": max_episode_steps, **more}
+    return {
+        "runs_per_distance": runs,
+        "num_simulations": num_simulations,
+        "max_episode_steps": max_episode_steps,
+        **more,
+    }
 
 
 def plot_rate_and_ratio(path: str, xs, rows, xlabel: str, color: str, title: str, overall_ratio=None) -> str:
@@ -197,7 +228,11 @@ def plot_scramble_rows(path: str, rows: list[dict], settings: dict | None = None
     """The original's bar chart of solve rate (%) by scramble length, beside the mean
     length/optimal ratio of the solved episodes."""
     return plot_rate_and_ratio(
-        path, [r["scramble_len"] for r in rows], rows, "scramble length (random moves)", "tab:blue",
+        path,
+        [r["scramble_len"] for r in rows],
+        rows,
+        "scramble length (random moves)",
+        "tab:blue",
         "Solve rate by scramble length" + _settings_text(settings),
     )
 
@@ -206,8 +241,13 @@ def plot_distance_data(path: str, data: dict, show_settings: bool = True) -> str
     """Solve rate (%) and mean length/optimal by true distance, from ``evaluate_by_distance``'s data."""
     rows = data["by_distance"]
     return plot_rate_and_ratio(
-        path, [r["distance"] for r in rows], rows, "true distance (optimal quarter turns)", "tab:green",
-        "Solve rate by true distance" + _settings_text(data["settings"] if show_settings else None, "positions at most per distance"),
+        path,
+        [r["distance"] for r in rows],
+        rows,
+        "true distance (optimal quarter turns)",
+        "tab:green",
+        "Solve rate by true distance"
+        + _settings_text(data["settings"] if show_settings else None, "positions at most per distance"),
         data["overall"].get("mean_ratio_to_optimal"),
     )
 
@@ -224,7 +264,9 @@ class ScrambleEvaluator:
     drawn from ``seed``, so the same seed evaluates the same cubes.
     """
 
-    def __init__(self, model_path=None, device="auto", n_runs=100, log_dir="training_logs", seed=0, model=None, c_puct=C_PUCT):
+    def __init__(
+        self, model_path=None, device="auto", n_runs=100, log_dir="training_logs", seed=0, model=None, c_puct=C_PUCT
+    ):
         if n_runs < 1:
             raise ValueError("n_runs must be at least 1")
         if model is not None:
@@ -246,15 +288,32 @@ class ScrambleEvaluator:
         self.settings: dict | None = None  # search_settings of the latest evaluate_scramble_range (its JSON has none)
         self.last_run: EpisodeResults | None = None  # the raw episodes of the latest call
 
-    def play(self, start_cubes: np.ndarray, num_simulations: int, max_episode_steps: int, progress: bool = False, desc: str = "eval") -> EpisodeResults:
+    def play(
+        self,
+        start_cubes: np.ndarray,
+        num_simulations: int,
+        max_episode_steps: int,
+        progress: bool = False,
+        desc: str = "eval",
+    ) -> EpisodeResults:
         """``play_greedy`` with this evaluator's model, device, seed and c_puct."""
-        self.last_run = play_greedy(self.model, start_cubes, num_simulations, max_episode_steps, device=self.device, seed=self.seed,
-                                    c_puct=self.c_puct, progress=progress, desc=desc)
+        self.last_run = play_greedy(
+            self.model,
+            start_cubes,
+            num_simulations,
+            max_episode_steps,
+            device=self.device,
+            seed=self.seed,
+            c_puct=self.c_puct,
+            progress=progress,
+            desc=desc,
+        )
         return self.last_run
 
     # -- the original's evaluation: solve rate by scramble length -------------------------
-    def evaluate_scramble_range(self, min_len=1, max_len=20, num_simulations=EVAL_SIMULATIONS, max_episode_steps=MAX_MOVES,
-                                progress=False) -> list[dict]:
+    def evaluate_scramble_range(
+        self, min_len=1, max_len=20, num_simulations=EVAL_SIMULATIONS, max_episode_steps=MAX_MOVES, progress=False
+    ) -> list[dict]:
         """``n_runs`` random scrambles of every length ``min_len..max_len``, all played in one batch.
 
         Returns and saves ``<log_dir>/eval_scramble_result.json``: one dict per length with
@@ -271,11 +330,19 @@ class ScrambleEvaluator:
     def plot_scramble_results(self, filename: str = SCRAMBLE_CHART_FILE) -> str:
         """``plot_scramble_rows`` of the latest results, else of the saved JSON. Returns the PNG path."""
         rows = self.results if self.results is not None else self._load(SCRAMBLE_RESULT_FILE)
-        return plot_scramble_rows(os.path.join(self.log_dir, filename), rows, self.settings if self.results is not None else None)
+        return plot_scramble_rows(
+            os.path.join(self.log_dir, filename), rows, self.settings if self.results is not None else None
+        )
 
     # -- beyond the original: solve rate by true distance ---------------------------------
-    def evaluate_by_distance(self, min_dist=1, max_dist=MAX_DISTANCE, num_simulations=EVAL_SIMULATIONS,
-                             max_episode_steps=MAX_MOVES, progress=False) -> dict:
+    def evaluate_by_distance(
+        self,
+        min_dist=1,
+        max_dist=MAX_DISTANCE,
+        num_simulations=EVAL_SIMULATIONS,
+        max_episode_steps=MAX_MOVES,
+        progress=False,
+    ) -> dict:
         """Positions drawn by true distance (``distance_cubes``), all played in one batch.
 
         A random scramble of k moves is often much closer than k to solved; sampling by
@@ -283,9 +350,13 @@ class ScrambleEvaluator:
         ``<log_dir>/eval_by_distance.json``: ``{"settings", "by_distance": [...], "overall"}``.
         """
         cubes, optimal = distance_cubes(self.seed, self.n_runs, min_dist, max_dist)
-        run = self.play(cubes, num_simulations, max_episode_steps, progress, desc=f"eval distances {min_dist}-{max_dist}")
+        run = self.play(
+            cubes, num_simulations, max_episode_steps, progress, desc=f"eval distances {min_dist}-{max_dist}"
+        )
         self.distance_results = {
-            "settings": search_settings(self.n_runs, num_simulations, max_episode_steps, seed=self.seed, checkpoint=self.model_path),
+            "settings": search_settings(
+                self.n_runs, num_simulations, max_episode_steps, seed=self.seed, checkpoint=self.model_path
+            ),
             "by_distance": distance_rows(run, optimal),
             "overall": summarize(run.solved, run.lengths, optimal),
         }
@@ -299,8 +370,13 @@ class ScrambleEvaluator:
         return plot_distance_data(os.path.join(self.log_dir, filename), data, show_settings=fresh)
 
     # -- beyond the original: a fixed test set --------------------------------------------
-    def solve_scrambles(self, scrambles: list[tuple[int, str, list[int]]], num_simulations=EVAL_SIMULATIONS,
-                        max_episode_steps=MAX_MOVES, progress=False) -> list[dict]:
+    def solve_scrambles(
+        self,
+        scrambles: list[tuple[int, str, list[int]]],
+        num_simulations=EVAL_SIMULATIONS,
+        max_episode_steps=MAX_MOVES,
+        progress=False,
+    ) -> list[dict]:
         """Solve ``(line number, text, actions)`` scrambles (see ``read_scramble_file``) in one
         batch: ``scramble_file_records``."""
         cubes = np.stack([apply_moves(SOLVED_STICKERS, moves) for _, _, moves in scrambles])
@@ -323,8 +399,10 @@ class ScrambleEvaluator:
 def _settings_text(settings: dict | None, each: str = "episodes each") -> str:
     if not settings:
         return ""
-    return (f"\n({settings['runs_per_distance']} {each}, greedy MCTS {settings['num_simulations']} sims, "
-            f"{settings['max_episode_steps']} moves max)")
+    return (
+        f"\n({settings['runs_per_distance']} {each}, greedy MCTS {settings['num_simulations']} sims, "
+        f"{settings['max_episode_steps']} moves max)"
+    )
 
 
 def _bars(ax, xs, ys, color, label_format, all_xs=None) -> None:
@@ -375,7 +453,9 @@ def read_scramble_file(path: str) -> list[tuple[int, str, list[int]]]:
             bad.append((number, str(exc)))
     if bad:
         first_line, first_error = bad[0]
-        also = f" (also line{'s' if len(bad) > 2 else ''} {', '.join(str(n) for n, _ in bad[1:])})" if len(bad) > 1 else ""
+        also = (
+            f" (also line{'s' if len(bad) > 2 else ''} {', '.join(str(n) for n, _ in bad[1:])})" if len(bad) > 1 else ""
+        )
         raise ScrambleFileError(f"{path} line {first_line}: {first_error}{also}.")
     if not scrambles:
         raise ScrambleFileError(f"{path} holds no scrambles (blank lines and # comments are skipped).")
@@ -389,7 +469,9 @@ def format_table(headers: list[str], rows: list[list], left: tuple[int, ...] = (
     widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
 
     def line(values) -> str:
-        return "  ".join(v.ljust(w) if i in left else v.rjust(w) for i, (v, w) in enumerate(zip(values, widths))).rstrip()
+        return "  ".join(
+            v.ljust(w) if i in left else v.rjust(w) for i, (v, w) in enumerate(zip(values, widths))
+        ).rstrip()
 
     return "\n".join([line(headers), line(["-" * w for w in widths])] + [line(r) for r in cells])
 
@@ -412,22 +494,46 @@ def parse_args(argv=None) -> argparse.Namespace:
     g = p.add_argument_group("what to evaluate (defaults = the original project)")
     g.add_argument("--min-len", type=int, default=1, help="shortest scramble length evaluated")
     g.add_argument("--max-len", type=int, default=20, help="longest scramble length evaluated")
-    g.add_argument("--runs", type=int, default=100, help="episodes per scramble length (or per distance with --by-distance)")
-    g.add_argument("--by-distance", action="store_true", help="sample positions by their true distance (optimal solver) instead of scramble length")
+    g.add_argument(
+        "--runs", type=int, default=100, help="episodes per scramble length (or per distance with --by-distance)"
+    )
+    g.add_argument(
+        "--by-distance",
+        action="store_true",
+        help="sample positions by their true distance (optimal solver) instead of scramble length",
+    )
     g.add_argument("--min-dist", type=int, default=1, help="smallest true distance with --by-distance")
-    g.add_argument("--max-dist", type=int, default=MAX_DISTANCE, help=f"largest true distance with --by-distance (at most {MAX_DISTANCE})")
-    g.add_argument("--scrambles", metavar="FILE", help="solve the scrambles of FILE (one move string per line, # comments) instead")
+    g.add_argument(
+        "--max-dist",
+        type=int,
+        default=MAX_DISTANCE,
+        help=f"largest true distance with --by-distance (at most {MAX_DISTANCE})",
+    )
+    g.add_argument(
+        "--scrambles", metavar="FILE", help="solve the scrambles of FILE (one move string per line, # comments) instead"
+    )
     g.add_argument("--out", metavar="OUT.json", help="results of --scrambles (default: <log-dir>/eval_scrambles.json)")
     g = p.add_argument_group("search")
     g.add_argument("--sims", type=int, default=EVAL_SIMULATIONS, help="MCTS simulations per move")
-    g.add_argument("--max-steps", type=int, default=MAX_MOVES, help="moves allowed per episode before it counts as unsolved")
+    g.add_argument(
+        "--max-steps", type=int, default=MAX_MOVES, help="moves allowed per episode before it counts as unsolved"
+    )
     g.add_argument("--c-puct", type=float, default=C_PUCT, help="PUCT exploration constant")
     g = p.add_argument_group("run")
-    g.add_argument("--seed", type=int, default=0, help="seed of the scrambles / sampled positions (same seed, same cubes)")
-    g.add_argument("--checkpoint", help="model file (default: ./rubik_policy_value.pt, else pretrained/rubik_policy_value.pt)")
+    g.add_argument(
+        "--seed", type=int, default=0, help="seed of the scrambles / sampled positions (same seed, same cubes)"
+    )
+    g.add_argument(
+        "--checkpoint", help="model file (default: ./rubik_policy_value.pt, else pretrained/rubik_policy_value.pt)"
+    )
     add_device_flag(g)
     g.add_argument("--log-dir", default="training_logs", help="folder of the result JSON files and charts")
-    g.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None, help="progress bar (default: when stderr is a terminal)")
+    g.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="progress bar (default: when stderr is a terminal)",
+    )
     args = p.parse_args(argv)
     checks = [
         (args.runs >= 1, "--runs must be at least 1"),
@@ -435,7 +541,10 @@ def parse_args(argv=None) -> argparse.Namespace:
         (args.max_steps >= 1, "--max-steps must be at least 1"),
         (args.c_puct > 0, "--c-puct must be positive"),
         (1 <= args.min_len <= args.max_len, "--min-len must be between 1 and --max-len"),
-        (1 <= args.min_dist <= args.max_dist <= MAX_DISTANCE, f"--min-dist and --max-dist must satisfy 1 <= min <= max <= {MAX_DISTANCE}"),
+        (
+            1 <= args.min_dist <= args.max_dist <= MAX_DISTANCE,
+            f"--min-dist and --max-dist must satisfy 1 <= min <= max <= {MAX_DISTANCE}",
+        ),
         (not (args.by_distance and args.scrambles), "--by-distance and --scrambles are different modes: give one"),
         (args.out is None or args.scrambles is not None, "--out is for --scrambles"),
     ]
@@ -452,7 +561,9 @@ def main(argv=None) -> int:
     try:
         # Check the scramble file before loading anything: a typo fails fast.
         scrambles = read_scramble_file(args.scrambles) if args.scrambles else None
-        evaluator = ScrambleEvaluator(args.checkpoint, args.device, args.runs, args.log_dir, args.seed, c_puct=args.c_puct)
+        evaluator = ScrambleEvaluator(
+            args.checkpoint, args.device, args.runs, args.log_dir, args.seed, c_puct=args.c_puct
+        )
     except (CheckpointError, DeviceError, ScrambleFileError) as exc:
         return fail(exc)
     print(f"Loaded model {evaluator.model_path} on {evaluator.device}.")
@@ -463,45 +574,97 @@ def main(argv=None) -> int:
         print(f"Solving {len(scrambles)} scrambles from {args.scrambles} ({search}).")
         records = evaluator.solve_scrambles(scrambles, args.sims, args.max_steps, progress)
         shown = records[:50]  # a large test set stays readable: the JSON has everything
-        print(format_table(
-            ["line", "scramble", "solved", "moves", "optimal", "solution"],
-            [[r["line"], r["scramble"], "yes" if r["solved"] else "no", r["length"], r["optimal"], r["solution"] or "(none)"] for r in shown],
-            left=(1, 5),
-        ))
+        print(
+            format_table(
+                ["line", "scramble", "solved", "moves", "optimal", "solution"],
+                [
+                    [
+                        r["line"],
+                        r["scramble"],
+                        "yes" if r["solved"] else "no",
+                        r["length"],
+                        r["optimal"],
+                        r["solution"] or "(none)",
+                    ]
+                    for r in shown
+                ],
+                left=(1, 5),
+            )
+        )
         if len(records) > len(shown):
             print(f"... {len(records) - len(shown)} more lines in {out}")
-        stats = summarize(np.array([r["solved"] for r in records]), np.array([r["length"] for r in records]), np.array([r["optimal"] for r in records]))
-        print(f"Solved {stats['solved']}/{stats['episodes']} ({_pct(stats['solve_rate'])}); mean moves {_cell(stats['mean_length'])}, "
-              f"mean moves/optimal {_cell(stats['mean_ratio_to_optimal'])} (solved scrambles).")
+        stats = summarize(
+            np.array([r["solved"] for r in records]),
+            np.array([r["length"] for r in records]),
+            np.array([r["optimal"] for r in records]),
+        )
+        print(
+            f"Solved {stats['solved']}/{stats['episodes']} ({_pct(stats['solve_rate'])}); mean moves {_cell(stats['mean_length'])}, "  # noqa: E501
+            f"mean moves/optimal {_cell(stats['mean_ratio_to_optimal'])} (solved scrambles)."
+        )
         write_json(out, records)
         print(f"Saved {out}.")
     elif args.by_distance:
-        print(f"Evaluating up to {args.runs} positions at each true distance {args.min_dist}..{args.max_dist} ({search}).")
+        print(
+            f"Evaluating up to {args.runs} positions at each true distance {args.min_dist}..{args.max_dist} ({search})."
+        )
         data = evaluator.evaluate_by_distance(args.min_dist, args.max_dist, args.sims, args.max_steps, progress)
-        print(format_table(
-            ["distance", "positions", "episodes", "solved", "solve rate", "mean moves", "moves/optimal"],
-            [[r["distance"], r["positions"], r["episodes"], r["solved"], _pct(r["solve_rate"]), r["mean_length"], r["mean_ratio_to_optimal"]] for r in data["by_distance"]],
-        ))
+        print(
+            format_table(
+                ["distance", "positions", "episodes", "solved", "solve rate", "mean moves", "moves/optimal"],
+                [
+                    [
+                        r["distance"],
+                        r["positions"],
+                        r["episodes"],
+                        r["solved"],
+                        _pct(r["solve_rate"]),
+                        r["mean_length"],
+                        r["mean_ratio_to_optimal"],
+                    ]
+                    for r in data["by_distance"]
+                ],
+            )
+        )
         o = data["overall"]
-        print(f"Overall: solved {o['solved']}/{o['episodes']} ({_pct(o['solve_rate'])}); mean moves/optimal {_cell(o['mean_ratio_to_optimal'])}.")
+        print(
+            f"Overall: solved {o['solved']}/{o['episodes']} ({_pct(o['solve_rate'])}); mean moves/optimal {_cell(o['mean_ratio_to_optimal'])}."  # noqa: E501
+        )
         chart = evaluator.plot_distance_results()
         print(f"Saved {os.path.join(args.log_dir, DISTANCE_RESULT_FILE)} and {chart}.")
     else:
         print(f"Evaluating {args.runs} scrambles of each length {args.min_len}..{args.max_len} ({search}).")
         results = evaluator.evaluate_scramble_range(args.min_len, args.max_len, args.sims, args.max_steps, progress)
-        print(format_table(
-            ["scramble len", "episodes", "solved", "solve rate", "mean moves", "mean optimal", "moves/optimal"],
-            [[r["scramble_len"], r["episodes"], r["solved"], _pct(r["solve_rate"]), r["mean_length"], r["mean_optimal"], r["mean_ratio_to_optimal"]] for r in results],
-        ))
+        print(
+            format_table(
+                ["scramble len", "episodes", "solved", "solve rate", "mean moves", "mean optimal", "moves/optimal"],
+                [
+                    [
+                        r["scramble_len"],
+                        r["episodes"],
+                        r["solved"],
+                        _pct(r["solve_rate"]),
+                        r["mean_length"],
+                        r["mean_optimal"],
+                        r["mean_ratio_to_optimal"],
+                    ]
+                    for r in results
+                ],
+            )
+        )
         o = evaluator.overall()
-        print(f"Overall: solved {o['solved']}/{o['episodes']} ({_pct(o['solve_rate'])}); mean moves/optimal {_cell(o['mean_ratio_to_optimal'])}.")
+        print(
+            f"Overall: solved {o['solved']}/{o['episodes']} ({_pct(o['solve_rate'])}); mean moves/optimal {_cell(o['mean_ratio_to_optimal'])}."  # noqa: E501
+        )
         chart = evaluator.plot_scramble_results()
         print(f"Saved {os.path.join(args.log_dir, SCRAMBLE_RESULT_FILE)} and {chart}.")
 
     run = evaluator.last_run
     wall = time.perf_counter() - start
-    print(f"Wall time {wall:.1f} s ({run.simulations:,} simulations in {run.seconds:.1f} s of search, "
-          f"{run.simulations / max(run.seconds, 1e-9):,.0f} simulations/s).")
+    print(
+        f"Wall time {wall:.1f} s ({run.simulations:,} simulations in {run.seconds:.1f} s of search, "
+        f"{run.simulations / max(run.seconds, 1e-9):,.0f} simulations/s)."
+    )
     return 0
 
 

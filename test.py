@@ -46,7 +46,18 @@ def _moves(n: int) -> str:
     return f"{n} move" if n == 1 else f"{n} moves"
 
 
-def run_one_episode(model, device, scramble_len=5, num_simulations=200, max_steps=MAX_MOVES, *, scramble=None, seed=None, c_puct=C_PUCT, out=print) -> dict:
+def run_one_episode(
+    model,
+    device,
+    scramble_len=5,
+    num_simulations=200,
+    max_steps=MAX_MOVES,
+    *,
+    scramble=None,
+    seed=None,
+    c_puct=C_PUCT,
+    out=print,
+) -> dict:
     """Scramble a cube and solve it with greedy MCTS, printing each step through ``out``
     (``None``: silent). Returns ``{scramble, scramble_moves, solution, actions, solved,
     length, optimal, seed}``.
@@ -62,7 +73,10 @@ def run_one_episode(model, device, scramble_len=5, num_simulations=200, max_step
     optimal = optimal_length(env.stickers)
 
     n_scramble = len(parse_moves(scramble_text))
-    say(f"Scramble ({_moves(n_scramble)}): {scramble_text or '(none)'}" + ("" if optimal is None else f"   [optimal solution: {_moves(optimal)}]"))
+    say(
+        f"Scramble ({_moves(n_scramble)}): {scramble_text or '(none)'}"
+        + ("" if optimal is None else f"   [optimal solution: {_moves(optimal)}]")
+    )
     say("Initial state:")
     say(env.as_ascii())
     actions: list[int] = []
@@ -104,16 +118,24 @@ def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
     g = p.add_argument_group("the cube")
     g.add_argument("--scramble-len", type=int, default=5, help="random scramble moves (ignored with --scramble)")
-    g.add_argument("--scramble", type=_move_string, metavar="MOVES", help="explicit scramble, e.g. \"R U F'\" (R2 = two turns)")
+    g.add_argument(
+        "--scramble", type=_move_string, metavar="MOVES", help='explicit scramble, e.g. "R U F\'" (R2 = two turns)'
+    )
     g.add_argument("--seed", type=int, default=None, help="seed of the random scramble (default: a fresh one, printed)")
     g = p.add_argument_group("search")
     g.add_argument("--sims", type=int, default=200, help="MCTS simulations per move")
     g.add_argument("--max-steps", type=int, default=MAX_MOVES, help="moves allowed before giving up")
     g.add_argument("--c-puct", type=float, default=C_PUCT, help="PUCT exploration constant")
     g = p.add_argument_group("run")
-    g.add_argument("--checkpoint", help="model file (default: ./rubik_policy_value.pt, else pretrained/rubik_policy_value.pt)")
+    g.add_argument(
+        "--checkpoint", help="model file (default: ./rubik_policy_value.pt, else pretrained/rubik_policy_value.pt)"
+    )
     add_device_flag(g)
-    g.add_argument("--json", action="store_true", help="print one JSON object (scramble, solution, solved, length, optimal, checkpoint) instead of the text")
+    g.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object (scramble, solution, solved, length, optimal, checkpoint) instead of the text",
+    )
     args = p.parse_args(argv)
     checks = [
         (args.scramble_len >= 0, "--scramble-len must be at least 0"),
@@ -141,7 +163,17 @@ def main(argv=None) -> int:
     out = None if args.json else print
     if out:
         print(f"Loaded model {path} on {device}; greedy MCTS with {args.sims} simulations per move, seed {seed}.")
-    record = run_one_episode(model, device, args.scramble_len, args.sims, args.max_steps, scramble=args.scramble, seed=seed, c_puct=args.c_puct, out=out)
+    record = run_one_episode(
+        model,
+        device,
+        args.scramble_len,
+        args.sims,
+        args.max_steps,
+        scramble=args.scramble,
+        seed=seed,
+        c_puct=args.c_puct,
+        out=out,
+    )
     if args.json:
         record.update(checkpoint=path, device=str(device), num_simulations=args.sims, max_steps=args.max_steps)
         print(json.dumps(record))

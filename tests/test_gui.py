@@ -110,7 +110,7 @@ def status_pixels(app: PyGame.App, color) -> int:
 
 # --------------------------------------------------------------------------- import, flags
 def test_import_opens_no_window_and_loads_nothing():
-    code = "import pygame, PyGame; assert not pygame.display.get_init(); assert pygame.display.get_surface() is None; print('ok')"
+    code = "import pygame, PyGame; assert not pygame.display.get_init(); assert pygame.display.get_surface() is None; print('ok')"  # noqa: E501
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"

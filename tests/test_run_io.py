@@ -59,8 +59,14 @@ def test_int_in_bounds():
 @pytest.mark.parametrize("script", ["main.py", "evaluate.py", "test.py", "PyGame.py"])
 def test_every_script_rejects_a_bad_device_in_one_sentence(script, tmp_path):
     env = dict(os.environ, SDL_VIDEODRIVER="dummy")
-    done = subprocess.run([sys.executable, str(REPO / script), "--device", "gpu"], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, str(REPO / script), "--device", "gpu"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
     assert done.stderr.strip().splitlines()[-1].startswith(f"{script}: error: argument --device")
