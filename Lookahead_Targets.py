@@ -6,7 +6,7 @@ the search follows the prior, and long positions fail (README, "Why the original
 stops short"). Here every target comes from searching all 12 moves of a state with the
 current network, so the value is a Bellman backup and the policy points at the move the
 lookahead rates best. It is the value-iteration idea of DeepCube's ADI
-(``../shared/seeds/001_*``, arXiv 1805.07470) in the seed's value scale:
+(``../shared/seeds/001_*``, arXiv 1805.07470) in the original's value scale:
 
     v(solved) = 1,   v(s) = max over the 12 moves a of v(child_a) - 0.03,
 
@@ -53,7 +53,7 @@ from Rubik2x2Env import (
     scramble_moves,
 )
 
-STEP_COST = 0.03  # value lost per move, the seed's 0.03 per move of an episode
+STEP_COST = 0.03  # value lost per move, the original's 0.03 per move of an episode
 UNSOLVED_MAX = 1.0 - STEP_COST
 
 

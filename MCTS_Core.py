@@ -1,6 +1,6 @@
-"""PUCT Monte Carlo Tree Search with the seed's semantics, many trees advanced in lockstep.
+"""PUCT Monte Carlo Tree Search with the original's semantics, many trees advanced in lockstep.
 
-Seed semantics (reproduced exactly; ``tests/reference_mcts.py`` is a plain one-tree
+The original's semantics (reproduced exactly; ``tests/reference_mcts.py`` is a plain one-tree
 implementation that the batched engine is tested against):
 
 * Simulation 1 evaluates the root and creates its children (one per legal action).
@@ -11,7 +11,7 @@ implementation that the batched engine is tested against):
   the network's value; an unsolved leaf gets the network's priors and its legal children
   (mask from ``legal_action_mask`` with the path's last move and its repeat count).
 * Backup adds 1 to N and the value to W of every edge on the path (single agent: no sign
-  flip). Faithful quirk: the seed then updates the leaf node's own statistics once more,
+  flip). Faithful quirk: the original then updates the leaf node's own statistics once more,
   so the last edge of every path gets N += 2 and W += 2v.
 * The tree is rebuilt for every move.
 
@@ -111,7 +111,7 @@ class NetworkEvaluator:
 
 
 class MCTS:
-    """The seed's search object. ``run`` searches one root, ``run_batch`` B roots in lockstep.
+    """The original's search object. ``run`` searches one root, ``run_batch`` B roots in lockstep.
 
     ``evaluator`` (optional) replaces the network: any function of cubes ``(n, 24)`` to
     ``(priors (n, 12), values (n,))``; tests use it to feed both engines the same numbers.
@@ -142,11 +142,11 @@ class MCTS:
             evaluator = NetworkEvaluator(model, device, use_cache=use_cache)
         self.evaluator = evaluator
 
-    # -- seed API ---------------------------------------------------------------------
+    # -- the original API--------------------------------------------------------------------
     def run(self, root_cube: np.ndarray, root_obs=None, root_action_mask=None) -> np.ndarray:
         """Visit counts ``(12,)`` float32 of one search from ``root_cube``.
 
-        ``root_obs`` is accepted for the seed's signature (the observation is derived from
+        ``root_obs`` is accepted for the original's signature (the observation is derived from
         the cube); ``root_action_mask`` restricts the root's legal actions.
         """
         masks = None if root_action_mask is None else np.asarray(root_action_mask, dtype=bool)[None]
@@ -284,7 +284,7 @@ class _Tree:
             legal = legal_action_mask(self.last_action[ids], self.face_count[ids])
             values[new] = self._expand(ids, legal, evaluator)
 
-        # Backup along every path, then the seed's second update of the leaf edge.
+        # Backup along every path, then the original's second update of the leaf edge.
         for nodes, actions, pos in zip(path_nodes, path_actions, path_trees):
             self.stats[nodes, _N, actions] += 1.0
             self.stats[nodes, _W, actions] += values[pos]

@@ -1,6 +1,6 @@
 """Exact distances (quarter-turn metric) of all 3,674,160 positions of the 2x2x2 cube.
 
-Beyond the seed: an oracle for evaluation and tests. A breadth-first search from the solved
+Beyond the original: an oracle for evaluation and tests. A breadth-first search from the solved
 cube fills a table of the optimal number of quarter turns for every position; any cube is
 then answered by one table lookup, and a shortest solution by greedy descent.
 

@@ -1,4 +1,4 @@
-"""Training metrics: ``MetricsLogger`` keeps the seed's metric lists, writes them to JSON
+"""Training metrics: ``MetricsLogger`` keeps the original's metric lists, writes them to JSON
 atomically, draws the 2x2 training chart, and mirrors every value to TensorBoard."""
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def save_figure(fig, path: str) -> None:
 
 
 class MetricsLogger:
-    """The seed's metrics lists (``iterations, losses, policy_losses, value_losses,
+    """The original's metrics lists (``iterations, losses, policy_losses, value_losses,
     solve_rates, scramble_lengths, num_samples``), one entry per trained iteration."""
 
     def __init__(self, log_dir: str = "training_logs", tensorboard: bool = True, purge_step: int | None = None):
@@ -43,7 +43,7 @@ class MetricsLogger:
             # purge_step drops events a resumed run is about to write again.
             self._writer = SummaryWriter(os.path.join(log_dir, "tensorboard"), purge_step=purge_step)
 
-    def __getattr__(self, name):  # seed compatibility: logger.losses, logger.solve_rates, ...
+    def __getattr__(self, name):  # compatibility with the original: logger.losses, logger.solve_rates, ...
         metrics = self.__dict__.get("metrics", {})
         if name in metrics:
             return metrics[name]

@@ -1,4 +1,4 @@
-"""Policy-value network (the seed's architecture) and safe checkpoint I/O.
+"""Policy-value network (the original's architecture) and safe checkpoint I/O.
 
 ``PolicyValueNet``: 144 -> 512 -> 1024 -> 512 -> 128, each Linear followed by LayerNorm and
 ReLU; a policy head (12 logits) and a value head (tanh). Checkpoints are bare
@@ -6,7 +6,7 @@ ReLU; a policy head (12 logits) and a value head (tanh). Checkpoints are bare
 and read with ``weights_only=True``.
 
 ``PolicyValueNet(canonical_orientation=True)`` (``main.py --canonical-orientation``, beyond
-the seed) turns every input cube as a whole into its canonical orientation before the
+the original) turns every input cube as a whole into its canonical orientation before the
 layers, and renames the policy's moves back. The 24 orientations of a position then share
 one input, so the value is exactly the same for all of them and the network has 24 times
 fewer inputs to learn. Its checkpoint holds one extra entry, ``canonical_orientation``,
@@ -88,7 +88,7 @@ class PolicyValueNet(nn.Module):
             self.register_buffer(name, torch.tensor(np.asarray(table), dtype=torch.int64), persistent=False)
 
     def _init_weights(self) -> None:
-        # As the seed: Kaiming-normal (ReLU) weights and zero biases for every Linear.
+        # As the original: Kaiming-normal (ReLU) weights and zero biases for every Linear.
         for m in self.modules():
             if isinstance(m, nn.Linear):
                 nn.init.kaiming_normal_(m.weight, nonlinearity="relu")
@@ -171,7 +171,7 @@ class PolicyValueNet(nn.Module):
         """Softmax policy and value for one state ``(144,)`` or a batch ``(B, 144)``.
 
         One state gives ``(12,)`` and ``(1,)``; a batch gives ``(B, 12)`` and ``(B, 1)``
-        (the seed's ``squeeze(0)`` behaviour). Accepts tensors or numpy arrays.
+        (the original's ``squeeze(0)`` behaviour). Accepts tensors or numpy arrays.
         """
         device = next(self.parameters()).device
         x = torch.as_tensor(np.asarray(x, dtype=np.float32) if not torch.is_tensor(x) else x, device=device).float()

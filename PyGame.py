@@ -9,7 +9,7 @@ Controls: the 12 move buttons or the keys U R F L B D (Shift = inverse); a scram
 one move at a time in a worker thread, then plays the moves one by one; "Cancel" or Esc
 stops the search; "Reset" returns to the solved cube; "-"/"+" change the simulations per move.
 
-Layout of the code: ``solve_with_mcts`` (the seed's function), ``SolveWorker`` (the search
+Layout of the code: ``solve_with_mcts`` (the original's function), ``SolveWorker`` (the search
 off the UI thread), ``OptimalOracle`` (optional exact distances, also off the UI thread),
 ``App`` (state and logic: ``handle_event``, ``update``, ``draw``, ``step_frame``), the
 ``draw_*`` functions (rendering only, they never change state) and ``main`` (flags and the
@@ -56,7 +56,7 @@ WIDTH, HEIGHT = 960, 680
 FPS = 30
 MAX_SCRAMBLE = 50  # longer scrambles add nothing: every state is within 14 quarter turns
 SIM_LADDER = (10, 25, 50, 100, 200, 400, 800, 1600, 3200)  # what "-" and "+" step through
-DEFAULT_SIMS = 200  # the seed's solve_with_mcts default
+DEFAULT_SIMS = 200  # the original's solve_with_mcts default
 DEFAULT_MAX_STEPS = MAX_MOVES
 DEFAULT_ANIM_MS = 400
 OPTIMAL_WAIT_S = 300.0  # scripted mode waits this long at most for the optimal solver's table
@@ -97,7 +97,7 @@ MOVE_BTN = (40, 392, 54, 40, 60, 48)  # x, y, w, h, column pitch, row pitch
 CTRL_X, CTRL_Y = 444, 392
 
 
-# --------------------------------------------------------------------------- the seed's solver
+# --------------------------------------------------------------------------- the original's solver
 class _Cancelled(Exception):
     """Raised inside a search when its cancel flag is set, to leave it at once."""
 
@@ -118,7 +118,7 @@ def solve_with_mcts(
     Copies the cube and its move history into a temporary masked env (``env`` is not
     changed) and plays ``Self_Play.greedy_solve`` (the solve ``test.py`` runs) until solved
     or ``max_steps`` moves. Returns
-    ``(actions, formula)``. Beyond the seed: ``cancel`` (a ``threading.Event``, checked
+    ``(actions, formula)``. Beyond the original: ``cancel`` (a ``threading.Event``, checked
     between moves and before each network call; a cancelled solve returns the moves found
     so far) and ``on_move(action)`` (progress for the GUI).
     """

@@ -3,7 +3,7 @@
 Conventions (shared by every module of the project):
 
 * Faces ``U R F D L B`` are indices 0..5. A cube is 24 stickers, sticker index
-  ``face*4 + row*2 + col``; the seed's ``(6, 2, 2)`` shape is the same data. Solved: face f
+  ``face*4 + row*2 + col``; the original's ``(6, 2, 2)`` shape is the same data. Solved: face f
   has colour f everywhere.
 * Net layout: U above F (U's row 1 touches F), D below F (D's row 0 touches F),
   L F R B left to right, row 0 on top.
@@ -85,7 +85,7 @@ SOLVED_STICKERS.setflags(write=False)
 
 # --------------------------------------------------------------------------- action mask
 def _build_mask_table() -> np.ndarray:
-    """``table[last_action + 1, min(face_count, 2)]`` -> legal mask, the seed's two rules."""
+    """``table[last_action + 1, min(face_count, 2)]`` -> legal mask, the original's two rules."""
     table = np.ones((NUM_ACTIONS + 1, 3, NUM_ACTIONS), dtype=bool)
     for last in range(NUM_ACTIONS):
         for count in range(3):
@@ -104,7 +104,7 @@ def legal_action_mask(last_action, face_count) -> np.ndarray:
     """Legal actions after ``last_action`` (``NO_ACTION``/None: none yet).
 
     ``face_count`` is how many times in a row the face of ``last_action`` has just been
-    turned. Rules (as in the seed): (1) the inverse of the last action is illegal;
+    turned. Rules (as in the original): (1) the inverse of the last action is illegal;
     (2) after two or more consecutive turns of one face, both actions of that face are
     illegal. Works on scalars (-> ``(12,)``) and on arrays of any shape (-> ``(..., 12)``).
     This is the single definition of the rule; the env and MCTS both call it.
@@ -122,7 +122,7 @@ def next_face_count(last_action, face_count, action):
 
 # --------------------------------------------------------------------------- single cube API (seed names)
 def solved_cube() -> np.ndarray:
-    """The solved cube as the seed's ``(6, 2, 2)`` int8 array."""
+    """The solved cube as the original's ``(6, 2, 2)`` int8 array."""
     return SOLVED_STICKERS.reshape(6, 2, 2).copy()
 
 

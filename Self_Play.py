@@ -1,6 +1,6 @@
 """Self-play: episodes of MCTS-guided play, all episodes of a call advanced together.
 
-Each episode (as in the seed): start from a scrambled cube; for up to ``max_episode_steps``
+Each episode (as in the original): start from a scrambled cube; for up to ``max_episode_steps``
 moves run MCTS from the current cube, record ``(observation, pi = visits / sum)`` (uniform
 when the sum is 0), pick a move (``"greedy"``: argmax; ``"sample"``: ``p ∝ N^(1/T)``) and
 play it; stop when solved. Every state of an episode gets the same target value: solved in
@@ -76,8 +76,8 @@ class EpisodeResults:
     def state_values(self, value_target: str = "episode") -> list[np.ndarray]:
         """Per episode, the target value of each searched state.
 
-        ``"episode"`` (the seed): every state of an episode solved in n moves gets
-        ``max(0.4, 1 - 0.03 n)``. ``"remaining"`` (beyond the seed): the state t moves into
+        ``"episode"`` (the original): every state of an episode solved in n moves gets
+        ``max(0.4, 1 - 0.03 n)``. ``"remaining"`` (beyond the original): the state t moves into
         that episode gets ``max(0.4, 1 - 0.03 (n - t))``, the moves still needed from it, so
         the value can tell a state close to solved from one far away. Unsolved: -1 either way.
         """
@@ -93,7 +93,7 @@ class EpisodeResults:
         return out
 
     def dataset(self, value_target: str = "episode") -> list[tuple[np.ndarray, np.ndarray, float]]:
-        """The seed's dataset: ``(observation (144,), pi (12,), z)`` for every searched state,
+        """The original's dataset: ``(observation (144,), pi (12,), z)`` for every searched state,
         episode by episode."""
         data = []
         for cubes, pis, zs in zip(self.states, self.policies, self.state_values(value_target)):
@@ -221,11 +221,11 @@ def generate_self_play_data(
     return_results: bool = False,
     value_target: str = "episode",
 ):
-    """The seed's entry point: ``(dataset, solve_rate)`` for ``num_episodes`` episodes from
+    """The original's entry point: ``(dataset, solve_rate)`` for ``num_episodes`` episodes from
     random scrambles of ``scramble_len`` moves (drawn from ``rng``).
 
     With ``return_results=True`` the ``EpisodeResults`` (timings, moves, ...) come third.
-    ``value_target``: see ``EpisodeResults.state_values`` (default: the seed's).
+    ``value_target``: see ``EpisodeResults.state_values`` (default: the original's).
     """
     rng = np.random.default_rng() if rng is None else rng
     with eval_mode(model):

@@ -1,4 +1,4 @@
-"""The AlphaZero loss and the training pass over self-play data (seed recipe)."""
+"""The AlphaZero loss and the training pass over self-play data (the original recipe)."""
 
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ def train_on_selfplay_data(
 ):
     """Train ``model`` on ``dataset`` for ``epochs`` shuffled passes of ``batch_size``.
 
-    As the seed, a new Adam optimizer is made on every call, unless ``optimizer`` (an Adam
+    As the original, a new Adam optimizer is made on every call, unless ``optimizer`` (an Adam
     over ``model``'s parameters kept between calls, ``main.py --keep-optimizer``) is given;
     its learning rate is set to ``lr``. Returns ``(model, loss, policy_loss, value_loss)``:
     the means over the last epoch. ``seed`` fixes the shuffling.

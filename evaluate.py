@@ -1,4 +1,4 @@
-"""Evaluate a trained solver: solve rate by scramble length (the seed's evaluation), by true
+"""Evaluate a trained solver: solve rate by scramble length (the original's evaluation), by true
 distance, or on a fixed file of scrambles.
 
 Every episode is greedy MCTS (1000 simulations per move, the tree rebuilt each move) for at
@@ -18,7 +18,7 @@ Modes:
 * ``--scrambles FILE``: one move string per line (blank lines and ``#`` comments skipped)
   -> ``--out`` JSON with each line's solution, its length and the optimal length.
 
-Beyond the seed, every result carries solution lengths measured against the optimal
+Beyond the original, every result carries solution lengths measured against the optimal
 solution (``Optimal_Solver.py``): ``mean_ratio_to_optimal`` is the mean of
 ``moves played / optimal moves`` over the solved episodes (1.0 = always optimal).
 """

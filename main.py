@@ -1,11 +1,11 @@
-"""AlphaZero-style curriculum training of the 2x2 cube solver (the seed's recipe).
+"""AlphaZero-style curriculum training of the 2x2 cube solver (the original's recipe).
 
 Every iteration: self-play ``--episodes-per-iter`` episodes with MCTS at the current
 scramble length, add them to the replay buffer, train on a sample of it (once it holds
 ``8 * batch size`` states), save the checkpoint, log, and let the curriculum raise the
 scramble length. At the end, evaluate the solve rate by scramble length.
 
-``--targets lookahead`` (beyond the seed) replaces the self-play step: every iteration
+``--targets lookahead`` (beyond the original) replaces the self-play step: every iteration
 takes ``--states-per-iter`` states from random scramble paths of the current length, gets
 their value and policy targets from a one-ply full-width search with the current network
 (Lookahead_Targets.py), and trains on them; the solve rate that drives the curriculum is
@@ -65,7 +65,7 @@ def temperature_for(scramble_len: int, temps: tuple[float, float, float, float] 
 
 @dataclass
 class Curriculum:
-    """The seed's curriculum over scramble length.
+    """The original's curriculum over scramble length.
 
     The solve rate of every trained iteration enters a window of the last ``window``
     values; once the window is full and its mean exceeds ``threshold`` the length grows by
@@ -109,7 +109,7 @@ class ReplayBuffer:
         self.zs = np.concatenate([self.zs, zs.astype(np.float32)])[-self.capacity :]
 
     def sample(self, rng: np.random.Generator, size: int) -> list[tuple[np.ndarray, np.ndarray, float]]:
-        """``size`` distinct states, as the seed's ``(observation, pi, z)`` tuples."""
+        """``size`` distinct states, as the original's ``(observation, pi, z)`` tuples."""
         idx = rng.choice(len(self), size=min(size, len(self)), replace=False)
         return list(zip(batch_onehot(self.cubes[idx]), self.pis[idx], self.zs[idx].tolist()))
 
@@ -170,7 +170,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     g.add_argument("--epochs", type=int, default=10, help="passes over the training sample per iteration (EPOCHS)")
     g.add_argument("--batch-size", type=int, default=256, help="mini-batch size (BATCH_SIZE)")
     g.add_argument(
-        "--lr", type=float, default=2e-4, help="Adam learning rate (LR); a new Adam every iteration, as the seed"
+        "--lr", type=float, default=2e-4, help="Adam learning rate (LR); a new Adam every iteration, as the original"
     )
     g.add_argument(
         "--solve-threshold",
@@ -402,7 +402,7 @@ def main(argv=None) -> int:
                 f"Resuming from {state_path}: iteration {first_iter}, scramble length {curriculum.scramble_len}, buffer {len(buffer)} states."  # noqa: E501
             )
         elif not args.fresh and os.path.isfile(args.checkpoint):
-            # As the seed: continue from the weights, but the curriculum starts over.
+            # As the original: continue from the weights, but the curriculum starts over.
             model = model_from_state(load_state_dict(args.checkpoint), args.checkpoint, **network_flags).to(device)
             print(
                 f"Loaded weights from {args.checkpoint} (no training state beside it: curriculum starts at {curriculum.scramble_len})."  # noqa: E501

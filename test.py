@@ -26,7 +26,7 @@ from Self_Play import greedy_solve
 
 
 def load_model(path: str, device) -> PolicyValueNet:
-    """The seed's helper: a ``PolicyValueNet`` with the weights of ``path``, in eval mode.
+    """The original's helper: a ``PolicyValueNet`` with the weights of ``path``, in eval mode.
     Raises ``CheckpointError`` (one sentence) for a missing or corrupt file."""
     return _load_model(path, device)
 

@@ -75,8 +75,8 @@ def main() -> None:
     p.add_argument("--shipped", default="pretrained/training_logs", help="run folder of the shipped model")
     p.add_argument("--out", default="pretrained/comparison_with_original.png", help="PNG to write")
     args = p.parse_args()
-    seed_m = load(os.path.join(args.original, "seed_training_metrics.json"))
-    seed_e = {r["scramble_len"]: r for r in load(os.path.join(args.original, "seed_eval_scramble_result.json"))}
+    orig_m = load(os.path.join(args.original, "seed_training_metrics.json"))
+    orig_e = {r["scramble_len"]: r for r in load(os.path.join(args.original, "seed_eval_scramble_result.json"))}
     runs = {}
     for name, folder in (("rebuild", args.rebuild), ("shipped", args.shipped)):
         runs[name] = {
@@ -93,11 +93,11 @@ def main() -> None:
     for n in sorted(shp["scramble"]):
         r = reb["scramble"].get(n, {})
         print(
-            f"| {n} | {pct(seed_e.get(n, {}).get('solve_rate'))} | {pct(r.get('solve_rate'))} | {pct(shp['scramble'][n]['solve_rate'])} | "  # noqa: E501
+            f"| {n} | {pct(orig_e.get(n, {}).get('solve_rate'))} | {pct(r.get('solve_rate'))} | {pct(shp['scramble'][n]['solve_rate'])} | "  # noqa: E501
             f"{num(r.get('mean_ratio_to_optimal'))} | {num(shp['scramble'][n].get('mean_ratio_to_optimal'))} |"
         )
     print(
-        f"| all | {pct(mean_rate(seed_e.values()), 1)} | {pct(mean_rate(reb['scramble'].values()), 1)} | {pct(mean_rate(shp['scramble'].values()), 1)} | "  # noqa: E501
+        f"| all | {pct(mean_rate(orig_e.values()), 1)} | {pct(mean_rate(reb['scramble'].values()), 1)} | {pct(mean_rate(shp['scramble'].values()), 1)} | "  # noqa: E501
         f"{num(mean_ratio(reb['scramble'].values()))} | {num(mean_ratio(shp['scramble'].values()))} |"
     )
     print()
@@ -120,7 +120,7 @@ def main() -> None:
 
     fig, axes = plt.subplots(2, 2, figsize=(13, 9))
     ax = axes[0, 0]
-    ax.plot(seed_m["iterations"], [100 * r for r in seed_m["solve_rates"]], label="original (published)")
+    ax.plot(orig_m["iterations"], [100 * r for r in orig_m["solve_rates"]], label="original (published)")
     ax.plot(
         reb["metrics"]["iterations"],
         [100 * r for r in reb["metrics"]["solve_rates"]],
@@ -133,7 +133,7 @@ def main() -> None:
     width = 0.27
     for k, (label, table) in enumerate(
         (
-            ("original (published)", seed_e),
+            ("original (published)", orig_e),
             ("original recipe (ours)", reb["scramble"]),
             ("shipped model", shp["scramble"]),
         )

@@ -1,4 +1,4 @@
-"""How well can the seed's network learn the cube at all? Train it on perfect labels.
+"""How well can the original's network learn the cube at all? Train it on perfect labels.
 
     python docs/supervised_ceiling.py --steps 6600                      # from scratch
     python docs/supervised_ceiling.py --init runs/canon/rubik_policy_value.pt --steps 6600

@@ -261,7 +261,7 @@ def test_scramble_never_undoes_the_last_move():
 
 
 def test_scramble_seed_api():
-    cube = scramble(solved_cube(), 5)  # the seed's signature: global randomness
+    cube = scramble(solved_cube(), 5)  # the original's signature: global randomness
     assert cube.shape == (6, 2, 2) and cube.dtype == np.int8
     assert sorted(np.bincount(cube.reshape(-1))) == [4] * 6
     a = scramble(solved_cube(), 8, np.random.default_rng(5))

@@ -67,7 +67,7 @@ def test_api_end_to_end_writes_json_and_chart(checkpoints, tmp_path):
         assert r["episodes"] == 2 and r["solve_rate"] == r["solved"] / 2
     assert json.loads((log_dir / "eval_scramble_result.json").read_text()) == results
 
-    # All lengths were played in one batch, from the scrambles the seed draws.
+    # All lengths were played in one batch, from the scrambles the random seed draws.
     run = ev.last_run
     rng = np.random.default_rng(3)
     expected = np.concatenate([batch_scramble(rng, 2, k)[0] for k in (1, 2, 3)])
@@ -97,7 +97,7 @@ def test_in_memory_model_as_main_py_calls_it(tmp_path):
     assert [r["scramble_len"] for r in results] == [1, 2] and all(0 <= r["solve_rate"] <= 1 for r in results)
     assert model.training, "the caller's train/eval mode must be restored"
     assert Path(ev.plot_scramble_results()).is_file()
-    # A fresh evaluator draws the chart from the saved JSON (the seed's behaviour).
+    # A fresh evaluator draws the chart from the saved JSON (the original's behaviour).
     again = evaluate.ScrambleEvaluator(model=model, n_runs=2, log_dir=str(tmp_path))
     (tmp_path / "eval_bar_chart.png").unlink()
     assert Path(again.plot_scramble_results()).is_file()

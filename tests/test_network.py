@@ -1,4 +1,4 @@
-"""PolicyValueNet: the seed's architecture and initialisation, predict, and checkpoint I/O
+"""PolicyValueNet: the original's architecture and initialisation, predict, and checkpoint I/O
 (atomic save, safe and device-independent load, clear errors, where scripts look)."""
 
 from __future__ import annotations

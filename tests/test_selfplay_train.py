@@ -33,7 +33,7 @@ def rounded_evaluators(seed=0):
 
 
 def reference_dataset(start_cubes, evaluate_one, sims, max_steps):
-    """Episodes one at a time, env + plain search + greedy pick, as the seed plays them."""
+    """Episodes one at a time, env + plain search + greedy pick, as the original plays them."""
     search = ReferenceMCTS(evaluate_one, num_simulations=sims)
     env = Rubik2x2Env(max_steps=max_steps)
     data, solved = [], []

@@ -1,4 +1,4 @@
-"""test.py, the single-episode runner: the seed's text output (start cube, then "Step k: move
+"""test.py, the single-episode runner: the original's text output (start cube, then "Step k: move
 NAME (index I)" and the cube after each move, then the outcome), --json, explicit scrambles,
 reproducible seeds, errors, and agreement with evaluate.py's batched episodes.
 
@@ -47,7 +47,7 @@ def _run_main(args: list[str], capsys) -> tuple[int, str, str]:
     return code, captured.out, captured.err
 
 
-# --------------------------------------------------------------------------- the seed's text output
+# --------------------------------------------------------------------------- the original's text output
 def test_text_output_has_the_seed_structure(checkpoints, capsys):
     code, out, _ = _run_main(
         [
