@@ -13,14 +13,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 from Run_IO import atomic_write, write_json  # noqa: E402
 
 METRIC_KEYS = (
-    "iterations",
-    "losses",
-    "policy_losses",
-    "value_losses",
-    "solve_rates",
-    "scramble_lengths",
-    "num_samples",
-)
+    "iterations", "losses", "policy_losses", "value_losses", "solve_rates", "scramble_lengths", "num_samples",
+)  # fmt: skip
 
 
 def save_figure(fig, path: str) -> None:
