@@ -1,4 +1,4 @@
-"""Choosing a move from MCTS visit counts (the seed's ``pick_action_from_mcts``)."""
+"""Choosing a move from MCTS visit counts (the original's ``pick_action_from_mcts``)."""
 
 from __future__ import annotations
 
@@ -18,9 +18,11 @@ def visit_probabilities(visit_counts: np.ndarray, temperature: float = 1.0) -> n
     return np.where(total > 0, scaled / np.where(total > 0, total, 1.0), uniform)
 
 
-def pick_action_from_mcts(visit_counts, mode: str = "greedy", temperature: float = 1.0, rng: np.random.Generator | None = None) -> int:
+def pick_action_from_mcts(
+    visit_counts, mode: str = "greedy", temperature: float = 1.0, rng: np.random.Generator | None = None
+) -> int:
     """``"greedy"``: argmax of the visits (lowest index on ties); ``"sample"``: draw from
-    ``N^(1/T)`` with ``rng`` (default: numpy's global generator, as the seed). All-zero
+    ``N^(1/T)`` with ``rng`` (default: numpy's global generator, as the original). All-zero
     visits give a uniform choice in both modes."""
     counts = np.asarray(visit_counts, dtype=np.float64)
     if mode == "greedy":

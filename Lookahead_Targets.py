@@ -6,7 +6,7 @@ the search follows the prior, and long positions fail (README, "Why the original
 stops short"). Here every target comes from searching all 12 moves of a state with the
 current network, so the value is a Bellman backup and the policy points at the move the
 lookahead rates best. It is the value-iteration idea of DeepCube's ADI
-(``../shared/seeds/001_*``, arXiv 1805.07470) in the seed's value scale:
+(``../shared/seeds/001_*``, arXiv 1805.07470) in the original's value scale:
 
     v(solved) = 1,   v(s) = max over the 12 moves a of v(child_a) - 0.03,
 
@@ -37,6 +37,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from Policy_Value_Net import eval_mode
 from Rubik2x2Env import (
     NO_ACTION,
     NUM_ACTIONS,
@@ -52,11 +53,13 @@ from Rubik2x2Env import (
     scramble_moves,
 )
 
-STEP_COST = 0.03  # value lost per move, the seed's 0.03 per move of an episode
+STEP_COST = 0.03  # value lost per move, the original's 0.03 per move of an episode
 UNSOLVED_MAX = 1.0 - STEP_COST
 
 
-def scramble_path_states(rng: np.random.Generator, num_states: int, max_len: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def scramble_path_states(
+    rng: np.random.Generator, num_states: int, max_len: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """About ``num_states`` cubes: every prefix of ``ceil(num_states / max_len)`` random
     scrambles of ``max_len`` moves, so scramble depths 1..max_len are equally common.
 
@@ -96,8 +99,13 @@ def child_values(model: torch.nn.Module, cubes: np.ndarray, device=None) -> np.n
 
 
 def lookahead_targets(
-    model: torch.nn.Module, cubes: np.ndarray, depth: np.ndarray | None = None, last: np.ndarray | None = None, device=None,
-    rng: np.random.Generator | None = None, policy_temperature: float = 0.0,
+    model: torch.nn.Module,
+    cubes: np.ndarray,
+    depth: np.ndarray | None = None,
+    last: np.ndarray | None = None,
+    device=None,
+    rng: np.random.Generator | None = None,
+    policy_temperature: float = 0.0,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Value and policy targets of ``cubes`` from one ply of full-width search.
 
@@ -117,9 +125,7 @@ def lookahead_targets(
     if bounded:
         undo = np.asarray(last) ^ 1  # actions come in (move, inverse) pairs
         floor = 1.0 - STEP_COST * (np.asarray(depth) - 1)
-    was_training = model.training
-    model.eval()
-    try:
+    with eval_mode(model):
         values = child_values(model, cubes, device)
         if bounded:
             values[rows, undo] = np.maximum(values[rows, undo], floor)
@@ -134,8 +140,6 @@ def lookahead_targets(
             chosen = capped_values(model, other, device)
             if bounded:
                 chosen = np.where(best == undo, np.maximum(chosen, floor), chosen)
-    finally:
-        model.train(was_training)
     z = chosen - STEP_COST
     z[batch_is_solved(cubes)] = 1.0
     if policy_temperature > 0:
@@ -154,13 +158,11 @@ def greedy_policy_solve_rate(model: torch.nn.Module, start_cubes: np.ndarray, ma
     policy's most likely legal move (no search): the cheap solve rate the lookahead recipe
     logs every iteration and feeds to the curriculum."""
     device = device if device is not None else next(model.parameters()).device
-    was_training = model.training
-    model.eval()
     cubes = np.asarray(start_cubes, dtype=np.int8).copy()
     solved = batch_is_solved(cubes)
     last = np.full(len(cubes), NO_ACTION, dtype=np.intp)
     count = np.zeros(len(cubes), dtype=np.intp)
-    try:
+    with eval_mode(model):
         for _ in range(max_steps):
             active = np.flatnonzero(~solved)
             if len(active) == 0:
@@ -172,6 +174,4 @@ def greedy_policy_solve_rate(model: torch.nn.Module, start_cubes: np.ndarray, ma
             count[active] = next_face_count(last[active], count[active], actions)
             last[active] = actions
             solved[active] = batch_is_solved(cubes[active])
-    finally:
-        model.train(was_training)
     return float(solved.mean()) if len(solved) else 0.0

@@ -1,6 +1,6 @@
-"""PUCT Monte Carlo Tree Search with the seed's semantics, many trees advanced in lockstep.
+"""PUCT Monte Carlo Tree Search with the original's semantics, many trees advanced in lockstep.
 
-Seed semantics (reproduced exactly; ``tests/reference_mcts.py`` is a plain one-tree
+The original's semantics (reproduced exactly; ``tests/reference_mcts.py`` is a plain one-tree
 implementation that the batched engine is tested against):
 
 * Simulation 1 evaluates the root and creates its children (one per legal action).
@@ -11,7 +11,7 @@ implementation that the batched engine is tested against):
   the network's value; an unsolved leaf gets the network's priors and its legal children
   (mask from ``legal_action_mask`` with the path's last move and its repeat count).
 * Backup adds 1 to N and the value to W of every edge on the path (single agent: no sign
-  flip). Faithful quirk: the seed then updates the leaf node's own statistics once more,
+  flip). Faithful quirk: the original then updates the leaf node's own statistics once more,
   so the last edge of every path gets N += 2 and W += 2v.
 * The tree is rebuilt for every move.
 
@@ -31,6 +31,7 @@ from typing import Callable
 import numpy as np
 import torch
 
+from Cli import C_PUCT
 from Rubik2x2Env import (
     NO_ACTION,
     NUM_ACTIONS,
@@ -110,7 +111,7 @@ class NetworkEvaluator:
 
 
 class MCTS:
-    """The seed's search object. ``run`` searches one root, ``run_batch`` B roots in lockstep.
+    """The original's search object. ``run`` searches one root, ``run_batch`` B roots in lockstep.
 
     ``evaluator`` (optional) replaces the network: any function of cubes ``(n, 24)`` to
     ``(priors (n, 12), values (n,))``; tests use it to feed both engines the same numbers.
@@ -120,7 +121,7 @@ class MCTS:
         self,
         model: torch.nn.Module | None,
         num_actions: int = NUM_ACTIONS,
-        c_puct: float = 1.3,
+        c_puct: float = C_PUCT,
         num_simulations: int = 200,
         device: torch.device | str | None = None,
         evaluator: Evaluator | None = None,
@@ -141,11 +142,11 @@ class MCTS:
             evaluator = NetworkEvaluator(model, device, use_cache=use_cache)
         self.evaluator = evaluator
 
-    # -- seed API ---------------------------------------------------------------------
+    # -- the original API--------------------------------------------------------------------
     def run(self, root_cube: np.ndarray, root_obs=None, root_action_mask=None) -> np.ndarray:
         """Visit counts ``(12,)`` float32 of one search from ``root_cube``.
 
-        ``root_obs`` is accepted for the seed's signature (the observation is derived from
+        ``root_obs`` is accepted for the original's signature (the observation is derived from
         the cube); ``root_action_mask`` restricts the root's legal actions.
         """
         masks = None if root_action_mask is None else np.asarray(root_action_mask, dtype=bool)[None]
@@ -169,9 +170,15 @@ class MCTS:
         batch = len(cubes)
         if batch == 0:
             return np.zeros((0, NUM_ACTIONS), dtype=np.float32)
-        masks = np.ones((batch, NUM_ACTIONS), bool) if root_action_masks is None else np.asarray(root_action_masks, bool).reshape(batch, NUM_ACTIONS)
+        masks = (
+            np.ones((batch, NUM_ACTIONS), bool)
+            if root_action_masks is None
+            else np.asarray(root_action_masks, bool).reshape(batch, NUM_ACTIONS)
+        )
         last = np.full(batch, NO_ACTION) if root_last_actions is None else np.asarray(root_last_actions).reshape(batch)
-        count = np.zeros(batch, dtype=np.intp) if root_face_counts is None else np.asarray(root_face_counts).reshape(batch)
+        count = (
+            np.zeros(batch, dtype=np.intp) if root_face_counts is None else np.asarray(root_face_counts).reshape(batch)
+        )
         tree = _Tree(batch, self.num_simulations + 1, cubes, last, count, self.c_puct)
         tree.expand_roots(masks, self.evaluator)
         for _ in range(self.num_simulations - 1):
@@ -182,14 +189,24 @@ class MCTS:
 class _Tree:
     """B search trees as flat arrays; a node's flat index is ``tree * max_nodes + node``."""
 
-    def __init__(self, batch: int, max_nodes: int, root_cubes: np.ndarray, root_last: np.ndarray, root_count: np.ndarray, c_puct: float):
+    def __init__(
+        self,
+        batch: int,
+        max_nodes: int,
+        root_cubes: np.ndarray,
+        root_last: np.ndarray,
+        root_count: np.ndarray,
+        c_puct: float,
+    ):
         self.batch, self.max_nodes, self.c_puct = batch, max_nodes, c_puct
         size = batch * max_nodes
         self.tree_base = np.arange(batch, dtype=np.intp) * max_nodes  # flat index of each root
         self.cube = np.zeros((size, NUM_STICKERS), dtype=np.int8)  # [B*M, 24]
         self.last_action = np.full(size, NO_ACTION, dtype=np.intp)  # [B*M] move into the node
         self.face_count = np.zeros(size, dtype=np.intp)  # [B*M] repeats of that move's face
-        self.expanded = np.zeros(size + 1, dtype=bool)  # [B*M + 1] has priors and children; last slot: sentinel for UNVISITED
+        self.expanded = np.zeros(
+            size + 1, dtype=bool
+        )  # [B*M + 1] has priors and children; last slot: sentinel for UNVISITED
         self.children = np.full(size * NUM_ACTIONS, UNVISITED, dtype=np.intp)  # [B*M*12] flat child index
         self.stats = np.zeros((size, 3, NUM_ACTIONS), dtype=np.float64)  # [B*M, (N, W, c_puct*P), 12]
         self.child_visits = np.zeros(size, dtype=np.float64)  # [B*M] sum of the children's N
@@ -267,7 +284,7 @@ class _Tree:
             legal = legal_action_mask(self.last_action[ids], self.face_count[ids])
             values[new] = self._expand(ids, legal, evaluator)
 
-        # Backup along every path, then the seed's second update of the leaf edge.
+        # Backup along every path, then the original's second update of the leaf edge.
         for nodes, actions, pos in zip(path_nodes, path_actions, path_trees):
             self.stats[nodes, _N, actions] += 1.0
             self.stats[nodes, _W, actions] += values[pos]

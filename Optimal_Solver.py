@@ -1,6 +1,6 @@
 """Exact distances (quarter-turn metric) of all 3,674,160 positions of the 2x2x2 cube.
 
-Beyond the seed: an oracle for evaluation and tests. A breadth-first search from the solved
+Beyond the original: an oracle for evaluation and tests. A breadth-first search from the solved
 cube fills a table of the optimal number of quarter turns for every position; any cube is
 then answered by one table lookup, and a shortest solution by greedy descent.
 
@@ -33,7 +33,6 @@ import functools
 import itertools
 import os
 import sys
-import tempfile
 import time
 import warnings
 from dataclasses import dataclass
@@ -41,7 +40,16 @@ from pathlib import Path
 
 import numpy as np
 
-from Rubik2x2Env import ACTION_FACE, MOVE_PERMS, NUM_STICKERS, SOLVED_STICKERS, format_moves, parse_moves
+from Rubik2x2Env import (
+    ACTION_FACE,
+    MOVE_PERMS,
+    NUM_STICKERS,
+    ROTATION_PERMS,
+    SOLVED_STICKERS,
+    format_moves,
+    parse_moves,
+)
+from Run_IO import atomic_write
 
 NUM_PERMS = 5040  # 7! arrangements of the 7 free corners
 NUM_ORIS = 729  # 3**6 twists (the 7th corner's twist is implied)
@@ -89,23 +97,15 @@ def _model() -> _Model:
     # turns move a sticker name its corner.
     moved_by = [frozenset(f for f in range(6) if MOVE_PERMS[_action(f)][s] != s) for s in range(NUM_STICKERS)]
 
-    # R L' turns the whole cube about the R-L axis; likewise U D' and F B'. They generate
-    # the 24 rotations.
-    gens = [_compose(MOVE_PERMS[_action(a)], MOVE_PERMS[_action(b, clockwise=False)]) for a, b in ((R_FACE, L_FACE), (U_FACE, D_FACE), (F_FACE, B_FACE))]
-    rots = {tuple(range(NUM_STICKERS))}
-    frontier = list(rots)
-    while frontier:
-        new = {tuple(np.asarray(p)[g]) for p in frontier for g in gens} - rots
-        rots |= new
-        frontier = list(new)
-    rotations = np.array(sorted(rots), dtype=np.intp)  # identity sorts first
-    assert len(rotations) == 24
+    rotations = ROTATION_PERMS  # the 24 whole-cube rotations, derived once in Rubik2x2Env
 
     # The home corner's stickers in the order D, L, B; carrying that order to every corner
     # with rotations (which keep handedness) gives all corners one cyclic sense. Under
     # ``new = old[r]`` the sticker at position p moves to position argsort(r)[p].
     dlb = frozenset((D_FACE, L_FACE, B_FACE))
-    home = np.array([next(s for s in range(NUM_STICKERS) if moved_by[s] == dlb and s // 4 == f) for f in (D_FACE, L_FACE, B_FACE)])
+    home = np.array(
+        [next(s for s in range(NUM_STICKERS) if moved_by[s] == dlb and s // 4 == f) for f in (D_FACE, L_FACE, B_FACE)]
+    )
     orders = {}
     for r in rotations:
         order = np.argsort(r)[home]
@@ -232,20 +232,6 @@ def default_cache_path() -> Path:
     return Path(folder) / CACHE_NAME
 
 
-def _save_atomic(dist: np.ndarray, path: Path) -> None:
-    """Write to a temp file beside ``path`` and rename, so readers never see half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".npy.tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.save(f, dist, allow_pickle=False)
-        os.chmod(tmp, 0o644)  # mkstemp makes it private; the cache is an ordinary file
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def load_or_build(path: Path | None = None, rebuild: bool = False) -> tuple[np.ndarray, bool]:
     """The distance table from ``path`` (default cache), rebuilt and saved if missing or
     damaged. Returns ``(table, built)``."""
@@ -262,7 +248,7 @@ def load_or_build(path: Path | None = None, rebuild: bool = False) -> tuple[np.n
     if problem is not None:  # a bug in the model, not a bad file
         raise RuntimeError(f"the breadth-first search produced a {problem}")
     try:
-        _save_atomic(dist, path)
+        atomic_write(path, lambda f: np.save(f, dist, allow_pickle=False))
     except OSError as e:  # a read-only place still gets a working solver, just slower next time
         warnings.warn(f"could not write the distance cache {path}: {e}", stacklevel=2)
     return dist, True
@@ -272,7 +258,9 @@ def load_or_build(path: Path | None = None, rebuild: bool = False) -> tuple[np.n
 def _as_batch(cubes) -> np.ndarray:
     cubes = np.asarray(cubes)
     if cubes.size % NUM_STICKERS or not np.issubdtype(cubes.dtype, np.integer):
-        raise ValueError(f"cubes must be integer arrays of 24 stickers (or (6, 2, 2)), got shape {cubes.shape} and dtype {cubes.dtype}")
+        raise ValueError(
+            f"cubes must be integer arrays of 24 stickers (or (6, 2, 2)), got shape {cubes.shape} and dtype {cubes.dtype}"  # noqa: E501
+        )
     return cubes.reshape(-1, NUM_STICKERS)
 
 
@@ -312,7 +300,10 @@ class OptimalSolver:
                 who = "the cube" if len(cubes) == 1 else f"cube {bad[0]} of the batch"
                 raise ValueError(f"{who} is invalid: {why}")
 
-        check(((cubes[:, :, None] == np.arange(6)).sum(1) == 4).all(1), "each colour 0..5 must appear on exactly 4 stickers")
+        check(
+            ((cubes[:, :, None] == np.arange(6)).sum(1) == 4).all(1),
+            "each colour 0..5 must appear on exactly 4 stickers",
+        )
         # The one rotation that brings the D-L-B cubie home, with D colour down.
         home_colours = cubes[:, m.rotations[:, m.home]]  # [B, 24, 3]
         match = (home_colours == SOLVED_STICKERS[m.home]).all(2)
@@ -371,7 +362,9 @@ class OptimalSolver:
         """
         count = self.count_at_distance(d)
         if count == 0 or (n > count and not replace):
-            raise ValueError(f"cannot draw {n} distinct positions at distance {d}: there are {count} (pass replace=True to draw with replacement)")
+            raise ValueError(
+                f"cannot draw {n} distinct positions at distance {d}: there are {count} (pass replace=True to draw with replacement)"  # noqa: E501
+            )
         if d not in self._at:
             self._at[d] = np.flatnonzero(self.table == d)
         return _cubes_at(rng.choice(self._at[d], size=n, replace=replace))
@@ -386,9 +379,21 @@ def get_solver() -> OptimalSolver:
 # --------------------------------------------------------------------------- command line
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Optimal (quarter-turn) distances and solutions of the 2x2x2 cube.")
-    parser.add_argument("--build", action="store_true", help="rebuild the distance table by breadth-first search, check it and save it to the cache")
-    parser.add_argument("--scramble", metavar="MOVES", help="print the optimal length and a shortest solution of this scramble, e.g. \"R U F'\"")
-    parser.add_argument("--cache", metavar="PATH", help=f"table file (default: ${CACHE_ENV}/{CACHE_NAME}, else <repo>/.cache/{CACHE_NAME})")
+    parser.add_argument(
+        "--build",
+        action="store_true",
+        help="rebuild the distance table by breadth-first search, check it and save it to the cache",
+    )
+    parser.add_argument(
+        "--scramble",
+        metavar="MOVES",
+        help='print the optimal length and a shortest solution of this scramble, e.g. "R U F\'"',
+    )
+    parser.add_argument(
+        "--cache",
+        metavar="PATH",
+        help=f"table file (default: ${CACHE_ENV}/{CACHE_NAME}, else <repo>/.cache/{CACHE_NAME})",
+    )
     args = parser.parse_args(argv)
     if not args.build and args.scramble is None:
         parser.error("give --build and/or --scramble MOVES")
@@ -397,7 +402,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.build:
             start = time.perf_counter()
             solver._table, _ = load_or_build(solver.cache_path, rebuild=True)
-            print(f"built the table of {NUM_STATES:,} positions in {time.perf_counter() - start:.1f} s: {solver.cache_path}")
+            print(
+                f"built the table of {NUM_STATES:,} positions in {time.perf_counter() - start:.1f} s: {solver.cache_path}"  # noqa: E501
+            )
             for d, c in enumerate(solver.distance_counts()):
                 print(f"  distance {d:2d}: {c:9,d} positions")
         if args.scramble is not None:

@@ -1,9 +1,8 @@
-"""Training metrics: ``MetricsLogger`` keeps the seed's metric lists, writes them to JSON
+"""Training metrics: ``MetricsLogger`` keeps the original's metric lists, writes them to JSON
 atomically, draws the 2x2 training chart, and mirrors every value to TensorBoard."""
 
 from __future__ import annotations
 
-import json
 import os
 
 import matplotlib
@@ -11,14 +10,11 @@ import matplotlib
 matplotlib.use("Agg")  # files only: never needs a display
 import matplotlib.pyplot as plt  # noqa: E402
 
-from Policy_Value_Net import atomic_write  # noqa: E402
+from Run_IO import atomic_write, write_json  # noqa: E402
 
-METRIC_KEYS = ("iterations", "losses", "policy_losses", "value_losses", "solve_rates", "scramble_lengths", "num_samples")
-
-
-def write_json(path: str, data) -> None:
-    """JSON written atomically (temp file + rename): readers never see half a file."""
-    atomic_write(path, lambda f: f.write(json.dumps(data, indent=2).encode()), mode="wb")
+METRIC_KEYS = (
+    "iterations", "losses", "policy_losses", "value_losses", "solve_rates", "scramble_lengths", "num_samples",
+)  # fmt: skip
 
 
 def save_figure(fig, path: str) -> None:
@@ -28,7 +24,7 @@ def save_figure(fig, path: str) -> None:
 
 
 class MetricsLogger:
-    """The seed's metrics lists (``iterations, losses, policy_losses, value_losses,
+    """The original's metrics lists (``iterations, losses, policy_losses, value_losses,
     solve_rates, scramble_lengths, num_samples``), one entry per trained iteration."""
 
     def __init__(self, log_dir: str = "training_logs", tensorboard: bool = True, purge_step: int | None = None):
@@ -41,7 +37,7 @@ class MetricsLogger:
             # purge_step drops events a resumed run is about to write again.
             self._writer = SummaryWriter(os.path.join(log_dir, "tensorboard"), purge_step=purge_step)
 
-    def __getattr__(self, name):  # seed compatibility: logger.losses, logger.solve_rates, ...
+    def __getattr__(self, name):  # compatibility with the original: logger.losses, logger.solve_rates, ...
         metrics = self.__dict__.get("metrics", {})
         if name in metrics:
             return metrics[name]
@@ -53,8 +49,15 @@ class MetricsLogger:
             self.metrics[key].append(value)
         self.log_scalars(
             iteration,
-            {"losses/total": loss, "losses/policy": policy_loss, "losses/value": value_loss, "charts/solve_rate": solve_rate,
-             "charts/scramble_len": scramble_len, "charts/num_samples": num_samples, **scalars},
+            {
+                "losses/total": loss,
+                "losses/policy": policy_loss,
+                "losses/value": value_loss,
+                "charts/solve_rate": solve_rate,
+                "charts/scramble_len": scramble_len,
+                "charts/num_samples": num_samples,
+                **scalars,
+            },
         )
 
     def log_scalars(self, step: int, scalars: dict) -> None:
@@ -73,12 +76,6 @@ class MetricsLogger:
         path = os.path.join(self.log_dir, filename)
         write_json(path, self.metrics)
         return path
-
-    def load_json(self, filename: str = "metrics.json") -> dict:
-        with open(os.path.join(self.log_dir, filename)) as f:
-            data = json.load(f)
-        self.metrics = {k: list(data.get(k, [])) for k in METRIC_KEYS}
-        return self.metrics
 
     def plot_all(self, filename: str = "training_metrics.png") -> str:
         """2x2 chart: total loss, solve rate (%), policy loss, value loss against iteration."""

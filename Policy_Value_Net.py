@@ -1,4 +1,4 @@
-"""Policy-value network (the seed's architecture) and safe checkpoint I/O.
+"""Policy-value network (the original's architecture) and safe checkpoint I/O.
 
 ``PolicyValueNet``: 144 -> 512 -> 1024 -> 512 -> 128, each Linear followed by LayerNorm and
 ReLU; a policy head (12 logits) and a value head (tanh). Checkpoints are bare
@@ -6,7 +6,7 @@ ReLU; a policy head (12 logits) and a value head (tanh). Checkpoints are bare
 and read with ``weights_only=True``.
 
 ``PolicyValueNet(canonical_orientation=True)`` (``main.py --canonical-orientation``, beyond
-the seed) turns every input cube as a whole into its canonical orientation before the
+the original) turns every input cube as a whole into its canonical orientation before the
 layers, and renames the policy's moves back. The 24 orientations of a position then share
 one input, so the value is exactly the same for all of them and the network has 24 times
 fewer inputs to learn. Its checkpoint holds one extra entry, ``canonical_orientation``,
@@ -25,8 +25,8 @@ symmetry order. Its checkpoint also holds ``canonical_symmetry``.
 
 from __future__ import annotations
 
+import contextlib
 import os
-import tempfile
 import warnings
 
 import numpy as np
@@ -45,20 +45,21 @@ from Rubik2x2Env import (
     SYMMETRY_MOVE_MAP,
     SYMMETRY_PERMS,
 )
+from Run_IO import DEFAULT_CHECKPOINT, CheckpointError, atomic_write
 
-DEFAULT_CHECKPOINT = "rubik_policy_value.pt"
-PRETRAINED_CHECKPOINT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pretrained", "rubik_policy_value.pt")
 HIDDEN_SIZES = (512, 1024, 512, 128)
 CANONICAL_KEY = "canonical_orientation"  # the state_dict entry that marks a canonicalising network
 SYMMETRY_KEY = "canonical_symmetry"  # ... and one that also reduces the 48 symmetries
 
 
-class CheckpointError(Exception):
-    """A checkpoint is missing, unreadable, or does not fit the network. The message is one sentence."""
-
-
 class PolicyValueNet(nn.Module):
-    def __init__(self, obs_dim: int = 144, act_dim: int = 12, canonical_orientation: bool = False, canonical_symmetry: bool = False):
+    def __init__(
+        self,
+        obs_dim: int = 144,
+        act_dim: int = 12,
+        canonical_orientation: bool = False,
+        canonical_symmetry: bool = False,
+    ):
         super().__init__()
         layers: list[nn.Module] = []
         width = obs_dim
@@ -74,8 +75,12 @@ class PolicyValueNet(nn.Module):
         tables = {}
         if self.canonical:
             self.register_buffer(CANONICAL_KEY, torch.ones(()))  # saved: marks the checkpoint
-            tables.update(_slot_reads=CANONICAL_SLOT_READS, _slot_colours=CANONICAL_SLOT_COLOURS, _rotations=ROTATION_PERMS,
-                          _move_map=ROTATION_MOVE_MAP)
+            tables.update(
+                _slot_reads=CANONICAL_SLOT_READS,
+                _slot_colours=CANONICAL_SLOT_COLOURS,
+                _rotations=ROTATION_PERMS,
+                _move_map=ROTATION_MOVE_MAP,
+            )
         if self.symmetric:
             self.register_buffer(SYMMETRY_KEY, torch.ones(()))
             tables.update(_symmetry_tables())
@@ -83,7 +88,7 @@ class PolicyValueNet(nn.Module):
             self.register_buffer(name, torch.tensor(np.asarray(table), dtype=torch.int64), persistent=False)
 
     def _init_weights(self) -> None:
-        # As the seed: Kaiming-normal (ReLU) weights and zero biases for every Linear.
+        # As the original: Kaiming-normal (ReLU) weights and zero biases for every Linear.
         for m in self.modules():
             if isinstance(m, nn.Linear):
                 nn.init.kaiming_normal_(m.weight, nonlinearity="relu")
@@ -107,7 +112,9 @@ class PolicyValueNet(nn.Module):
         if self.symmetric:
             canonical, move_map = self._canonicalise_symmetries(stickers)
             return F.one_hot(canonical, NUM_FACES).to(x.dtype).reshape(x.shape), move_map
-        fits = (stickers[:, self._slot_reads] == self._slot_colours).all(dim=2)  # (B, 24): exactly one True per real cube
+        fits = (stickers[:, self._slot_reads] == self._slot_colours).all(
+            dim=2
+        )  # (B, 24): exactly one True per real cube
         rotation = fits.to(torch.uint8).argmax(dim=1)
         perm = self._rotations[rotation].unsqueeze(2).expand(-1, -1, NUM_FACES)
         return onehot.gather(1, perm).reshape(x.shape), self._move_map[rotation]
@@ -134,12 +141,18 @@ class PolicyValueNet(nn.Module):
         candidate = key == key.min(dim=1, keepdim=True).values
         tied = torch.nonzero(candidate.sum(dim=1) > 1).squeeze(1)
         if len(tied):
-            rest = (self._image_stickers(stickers[tied], rotation[tied], self._key_rest) * self._rest_weights).sum(dim=2)
-            candidate[tied] &= rest == rest.masked_fill(~candidate[tied], torch.iinfo(torch.int64).max).min(dim=1, keepdim=True).values
+            rest = (self._image_stickers(stickers[tied], rotation[tied], self._key_rest) * self._rest_weights).sum(
+                dim=2
+            )
+            candidate[tied] &= (
+                rest == rest.masked_fill(~candidate[tied], torch.iinfo(torch.int64).max).min(dim=1, keepdim=True).values
+            )
         pick = candidate.to(torch.uint8).argmax(dim=1)  # (B,): the first smallest image
         rows = torch.arange(batch, device=stickers.device)
         rotation = rotation[rows, pick]
-        canonical = self._image_stickers(stickers, rotation.unsqueeze(1), self._all_stickers, pick.unsqueeze(1)).squeeze(1)
+        canonical = self._image_stickers(
+            stickers, rotation.unsqueeze(1), self._all_stickers, pick.unsqueeze(1)
+        ).squeeze(1)
         # Move a on the input is SYMMETRY_MOVE_MAP[k, a] on the image, then renamed by its rotation.
         move_map = self._move_map[rotation].gather(1, self._sym_move_map[pick])
         return canonical, move_map
@@ -158,7 +171,7 @@ class PolicyValueNet(nn.Module):
         """Softmax policy and value for one state ``(144,)`` or a batch ``(B, 144)``.
 
         One state gives ``(12,)`` and ``(1,)``; a batch gives ``(B, 12)`` and ``(B, 1)``
-        (the seed's ``squeeze(0)`` behaviour). Accepts tensors or numpy arrays.
+        (the original's ``squeeze(0)`` behaviour). Accepts tensors or numpy arrays.
         """
         device = next(self.parameters()).device
         x = torch.as_tensor(np.asarray(x, dtype=np.float32) if not torch.is_tensor(x) else x, device=device).float()
@@ -187,44 +200,37 @@ def _symmetry_tables() -> dict[str, np.ndarray]:
     # Key order: sticker 23 most significant; the D-L-B stickers are the same in every canonical image.
     order = [p for p in range(NUM_STICKERS - 1, -1, -1) if p not in set(CANONICAL_SLOT_READS[0])]
     lead, rest = np.array(order[:6]), np.array(order[6:])
-    image_reads = np.stack([SYMMETRY_PERMS[k][ROTATION_PERMS[r]] for k in range(len(SYMMETRY_PERMS)) for r in range(len(ROTATION_PERMS))])
+    image_reads = np.stack(
+        [SYMMETRY_PERMS[k][ROTATION_PERMS[r]] for k in range(len(SYMMETRY_PERMS)) for r in range(len(ROTATION_PERMS))]
+    )
     return dict(
-        _corner_reads=np.stack([plain[corner_reads], mirrored[corner_reads]]), _code_weights=np.array([36, 6, 1]),
-        _code_offsets=np.array([[0], [216]]), _sticker_ids=np.tile(np.arange(NUM_STICKERS), 2), _home_code=home,
-        _rotation_of_first=np.argsort(first), _image_reads=image_reads, _sym_colours_flat=SYMMETRY_COLOURS.reshape(-1),
-        _symmetry_ids=np.arange(len(SYMMETRY_PERMS)), _key_lead=lead, _key_rest=rest, _all_stickers=np.arange(NUM_STICKERS),
-        _lead_weights=6 ** np.arange(len(lead) - 1, -1, -1), _rest_weights=6 ** np.arange(len(rest) - 1, -1, -1),
+        _corner_reads=np.stack([plain[corner_reads], mirrored[corner_reads]]),
+        _code_weights=np.array([36, 6, 1]),
+        _code_offsets=np.array([[0], [216]]),
+        _sticker_ids=np.tile(np.arange(NUM_STICKERS), 2),
+        _home_code=home,
+        _rotation_of_first=np.argsort(first),
+        _image_reads=image_reads,
+        _sym_colours_flat=SYMMETRY_COLOURS.reshape(-1),
+        _symmetry_ids=np.arange(len(SYMMETRY_PERMS)),
+        _key_lead=lead,
+        _key_rest=rest,
+        _all_stickers=np.arange(NUM_STICKERS),
+        _lead_weights=6 ** np.arange(len(lead) - 1, -1, -1),
+        _rest_weights=6 ** np.arange(len(rest) - 1, -1, -1),
         _sym_move_map=SYMMETRY_MOVE_MAP,
     )
 
 
-def resolve_device(name: str = "auto") -> torch.device:
-    """``auto`` -> CUDA when available, else CPU; ``cpu``/``cuda`` as asked."""
-    if name == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if name.startswith("cuda") and not torch.cuda.is_available():
-        raise CheckpointError(f"--device {name} was asked for but CUDA is not available on this machine; use --device cpu.")
-    return torch.device(name)
-
-
-def atomic_write(path: str, write_fn, mode: str = "wb") -> None:
-    """Write through ``write_fn(file)`` to a temp file beside ``path``, then ``os.replace``.
-
-    A crash at any point leaves either the old file or the new one, never half of one.
-    """
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=os.path.basename(path))
+@contextlib.contextmanager
+def eval_mode(model: nn.Module):
+    """Run the block with ``model`` in eval mode, then put back the mode it had."""
+    was_training = model.training
+    model.eval()
     try:
-        with os.fdopen(fd, mode) as f:
-            write_fn(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+        yield model
+    finally:
+        model.train(was_training)
 
 
 def save_checkpoint(model: nn.Module, path: str = DEFAULT_CHECKPOINT) -> None:
@@ -242,7 +248,9 @@ def load_state_dict(path: str) -> dict:
             warnings.simplefilter("ignore")
             state = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # pickle errors, truncated zip, ... all mean "not a checkpoint"
-        raise CheckpointError(f"checkpoint '{path}' is corrupt or not a PyTorch state_dict ({type(exc).__name__}).") from None
+        raise CheckpointError(
+            f"checkpoint '{path}' is corrupt or not a PyTorch state_dict ({type(exc).__name__})."
+        ) from None
     if isinstance(state, dict) and "model" in state and isinstance(state["model"], dict):
         state = state["model"]
     if not isinstance(state, dict):
@@ -255,13 +263,17 @@ def is_canonical(state: dict) -> bool:
     return CANONICAL_KEY in state
 
 
-def model_from_state(state: dict, path: str, canonical_orientation: bool = False, canonical_symmetry: bool = False) -> PolicyValueNet:
+def model_from_state(
+    state: dict, path: str, canonical_orientation: bool = False, canonical_symmetry: bool = False
+) -> PolicyValueNet:
     """A ``PolicyValueNet`` holding the weights of ``state`` (read from ``path``). It
     canonicalises orientations (and symmetries) if ``state`` did or the flags ask for it:
     a plain network's weights then start a canonicalising one."""
     markers = (CANONICAL_KEY, SYMMETRY_KEY)
-    model = PolicyValueNet(canonical_orientation=canonical_orientation or is_canonical(state),
-                           canonical_symmetry=canonical_symmetry or SYMMETRY_KEY in state)
+    model = PolicyValueNet(
+        canonical_orientation=canonical_orientation or is_canonical(state),
+        canonical_symmetry=canonical_symmetry or SYMMETRY_KEY in state,
+    )
     weights = {k: v for k, v in state.items() if k not in markers}
     try:
         missing, unexpected = model.load_state_dict(weights, strict=False)
@@ -275,28 +287,3 @@ def model_from_state(state: dict, path: str, canonical_orientation: bool = False
 def load_model(path: str, device: torch.device | str = "cpu") -> PolicyValueNet:
     """A ``PolicyValueNet`` with the weights of ``path``, in eval mode, on ``device``."""
     return model_from_state(load_state_dict(path), path).to(device).eval()
-
-
-def _short_path(path: str) -> str:
-    """``path`` relative to the working folder when it lies inside it (what scripts print)."""
-    rel = os.path.relpath(path)
-    return path if rel.startswith(os.pardir) else rel
-
-
-def find_checkpoint(explicit: str | None = None) -> str:
-    """The model file scripts use: ``explicit`` if given, else ``./rubik_policy_value.pt``,
-    else the shipped ``pretrained/rubik_policy_value.pt``. Raises CheckpointError if none exists."""
-    if explicit:
-        if not os.path.isfile(explicit):
-            raise CheckpointError(
-                f"checkpoint '{explicit}' does not exist; train a model with 'python main.py' "
-                f"(it writes ./{DEFAULT_CHECKPOINT}) or pass an existing --checkpoint."
-            )
-        return explicit
-    for candidate in (DEFAULT_CHECKPOINT, PRETRAINED_CHECKPOINT):
-        if os.path.isfile(candidate):
-            return _short_path(candidate)
-    raise CheckpointError(
-        f"no model found: neither ./{DEFAULT_CHECKPOINT} nor {os.path.relpath(PRETRAINED_CHECKPOINT)} exists; "
-        "train one with 'python main.py' or pass --checkpoint PATH."
-    )

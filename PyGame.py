@@ -9,7 +9,7 @@ Controls: the 12 move buttons or the keys U R F L B D (Shift = inverse); a scram
 one move at a time in a worker thread, then plays the moves one by one; "Cancel" or Esc
 stops the search; "Reset" returns to the solved cube; "-"/"+" change the simulations per move.
 
-Layout of the code: ``solve_with_mcts`` (the seed's function), ``SolveWorker`` (the search
+Layout of the code: ``solve_with_mcts`` (the original's function), ``SolveWorker`` (the search
 off the UI thread), ``OptimalOracle`` (optional exact distances, also off the UI thread),
 ``App`` (state and logic: ``handle_event``, ``update``, ``draw``, ``step_frame``), the
 ``draw_*`` functions (rendering only, they never change state) and ``main`` (flags and the
@@ -34,31 +34,30 @@ import numpy as np
 import pygame
 import torch
 
-from Action_MCTS import pick_action_from_mcts
-from MCTS_Core import MCTS, NetworkEvaluator
-from Policy_Value_Net import CheckpointError, find_checkpoint, load_model, resolve_device
+from Cli import C_PUCT, MAX_MOVES, DeviceError, add_device_flag, fail, load_script_model, resolve_device
+from MCTS_Core import NetworkEvaluator
+from Policy_Value_Net import CheckpointError
 from Rubik2x2Env import (
     ACTION_FACE,
     FACE_NAMES,
     MOVE_NAMES,
-    NUM_ACTIONS,
     Rubik2x2Env,
     apply_move_idx,
     batch_scramble,
-    encode_onehot,
     format_moves,
     is_solved,
     parse_moves,
     solved_cube,
 )
+from Self_Play import greedy_solve
 
 # --------------------------------------------------------------------------- constants
 WIDTH, HEIGHT = 960, 680
 FPS = 30
 MAX_SCRAMBLE = 50  # longer scrambles add nothing: every state is within 14 quarter turns
 SIM_LADDER = (10, 25, 50, 100, 200, 400, 800, 1600, 3200)  # what "-" and "+" step through
-DEFAULT_SIMS = 200  # the seed's solve_with_mcts default
-DEFAULT_MAX_STEPS = 40
+DEFAULT_SIMS = 200  # the original's solve_with_mcts default
+DEFAULT_MAX_STEPS = MAX_MOVES
 DEFAULT_ANIM_MS = 400
 OPTIMAL_WAIT_S = 300.0  # scripted mode waits this long at most for the optimal solver's table
 
@@ -98,7 +97,7 @@ MOVE_BTN = (40, 392, 54, 40, 60, 48)  # x, y, w, h, column pitch, row pitch
 CTRL_X, CTRL_Y = 444, 392
 
 
-# --------------------------------------------------------------------------- the seed's solver
+# --------------------------------------------------------------------------- the original's solver
 class _Cancelled(Exception):
     """Raised inside a search when its cancel flag is set, to leave it at once."""
 
@@ -112,21 +111,22 @@ def solve_with_mcts(
     *,
     cancel: threading.Event | None = None,
     on_move: Callable[[int], None] | None = None,
-    c_puct: float = 1.3,
+    c_puct: float = C_PUCT,
 ):
-    """Greedy MCTS from ``env``'s cube, one search per move, as in the seed.
+    """Greedy MCTS from ``env``'s cube, one search per move, as in the original.
 
-    Copies the cube into a temporary masked env (``env`` is not changed) and repeats: run
-    MCTS, take the most visited legal move, until solved or ``max_steps`` moves. Returns
-    ``(actions, formula)``. Beyond the seed: ``cancel`` (a ``threading.Event``, checked
+    Copies the cube and its move history into a temporary masked env (``env`` is not
+    changed) and plays ``Self_Play.greedy_solve`` (the solve ``test.py`` runs) until solved
+    or ``max_steps`` moves. Returns
+    ``(actions, formula)``. Beyond the original: ``cancel`` (a ``threading.Event``, checked
     between moves and before each network call; a cancelled solve returns the moves found
     so far) and ``on_move(action)`` (progress for the GUI).
     """
-    cube = np.asarray(getattr(env, "unwrapped", env).cube)
+    base = getattr(env, "unwrapped", env)
     work = Rubik2x2Env(scramble_len=0, max_steps=max_steps, use_action_mask=True)
-    work.set_state(cube)
+    work.set_state(np.asarray(base.cube), getattr(base, "last_action", None), getattr(base, "face_count", 0))
     # One evaluator for the whole solve: its cache of network outputs carries over between
-    # moves (the tree itself is rebuilt every move, as in the seed).
+    # moves (the tree itself is rebuilt every move, as in the original).
     network = NetworkEvaluator(model, device)
 
     def evaluate(cubes):
@@ -136,25 +136,18 @@ def solve_with_mcts(
             raise _Cancelled
         return network(cubes)
 
-    mcts = MCTS(model, num_simulations=num_simulations, c_puct=c_puct, device=device, evaluator=evaluate)
-    mask = np.ones(NUM_ACTIONS, dtype=bool)  # a fresh env has no move history
     actions: list[int] = []
-    while not is_solved(work.cube) and len(actions) < max_steps:
-        if cancel is not None and cancel.is_set():
-            break
-        try:
-            visits = mcts.run(work.cube, encode_onehot(work.cube), mask)
-        except _Cancelled:
-            break
-        if visits[mask].sum() > 0:
-            action = pick_action_from_mcts(np.where(mask, visits, 0.0), mode="greedy")
-        else:  # only possible with 1 simulation: fall back to the first legal move
-            action = int(np.flatnonzero(mask)[0])
-        _, _, _, _, info = work.step(action)
-        mask = info["action_mask"]
-        actions.append(action)
-        if on_move is not None:
-            on_move(action)
+    try:
+        for action in greedy_solve(
+            model, work, num_simulations, max_steps, device=device, c_puct=c_puct, evaluator=evaluate
+        ):
+            actions.append(action)
+            if on_move is not None:
+                on_move(action)
+            if cancel is not None and cancel.is_set():
+                break
+    except _Cancelled:
+        pass
     return actions, format_moves(actions)
 
 
@@ -398,10 +391,8 @@ class App:
     def _load_model(self, checkpoint: str | None, device: str) -> None:
         # A missing or bad model is not fatal: manual play still works and Solve explains.
         try:
-            self.device = resolve_device(device)
-            self.model_path = find_checkpoint(checkpoint)
-            self.model = load_model(self.model_path, self.device)
-        except CheckpointError as exc:
+            self.model, self.model_path, self.device = load_script_model(checkpoint, device)
+        except (CheckpointError, DeviceError) as exc:
             self.model, self.model_error = None, str(exc)
 
     def _make_buttons(self) -> dict[str, Button]:
@@ -641,7 +632,8 @@ class App:
                         self.say(f"Solved in {len(self.solution)} moves.", OK)
                     else:
                         self.say(
-                            f"Not solved within {self.max_steps} moves: try more simulations or a shorter scramble.", WARN
+                            f"Not solved within {self.max_steps} moves: try more simulations or a shorter scramble.",
+                            WARN,
                         )
 
     def _finish_search(self, worker: SolveWorker) -> None:
@@ -656,7 +648,9 @@ class App:
         if worker.solved:
             self.say(f"Found {len(self.solution)} moves in {seconds:.1f} s; playing them...", OK)
         else:
-            self.say(f"No solution within {self.max_steps} moves ({seconds:.1f} s); playing what the search did...", WARN)
+            self.say(
+                f"No solution within {self.max_steps} moves ({seconds:.1f} s); playing what the search did...", WARN
+            )
 
     # -- frame ---------------------------------------------------------------------------
     def step_frame(self, dt: float | None = None) -> None:
@@ -787,12 +781,21 @@ def draw_controls(surface: pygame.Surface, app: App) -> None:
     pygame.draw.rect(surface, (18, 20, 26), app.box_rect, border_radius=6)
     pygame.draw.rect(surface, ACCENT if app.box_focused else (90, 96, 110), app.box_rect, width=2, border_radius=6)
     cursor = "|" if app.box_focused and int(app.elapsed * 2) % 2 == 0 else ""
-    _text(surface, app.fonts["big"], app.box_text + cursor, (app.box_rect.x + 10, app.box_rect.centery), anchor="midleft")
+    _text(
+        surface, app.fonts["big"], app.box_text + cursor, (app.box_rect.x + 10, app.box_rect.centery), anchor="midleft"
+    )
     # Simulations per move, between its "-" and "+" buttons.
     minus, plus = app.buttons["sims-"].rect, app.buttons["sims+"].rect
     _text(surface, app.fonts["normal"], "Simulations/move", (CTRL_X, minus.centery), DIM, anchor="midleft")
     _text(surface, app.fonts["big"], str(app.sims), ((minus.right + plus.left) // 2, minus.centery), anchor="center")
-    _text(surface, app.fonts["normal"], f"max {app.max_steps} moves", (plus.right + 16, plus.centery), DIM, anchor="midleft")
+    _text(
+        surface,
+        app.fonts["normal"],
+        f"max {app.max_steps} moves",
+        (plus.right + 16, plus.centery),
+        DIM,
+        anchor="midleft",
+    )
 
 
 def draw_spinner(surface: pygame.Surface, centre: tuple[int, int], t: float) -> None:
@@ -816,7 +819,13 @@ def draw_status(surface: pygame.Surface, app: App) -> None:
         line = f"Thinking... {len(found)} moves found in {seconds:.1f} s ({app.sims} sims/move). Cancel or Esc stops."
         _text(surface, app.fonts["normal"], _fit(app.fonts["normal"], line, WIDTH - 110), (72, y), ACCENT)
         if found:
-            _text(surface, app.fonts["small"], _fit(app.fonts["small"], format_moves(found), WIDTH - 110), (72, y + 22), DIM)
+            _text(
+                surface,
+                app.fonts["small"],
+                _fit(app.fonts["small"], format_moves(found), WIDTH - 110),
+                (72, y + 22),
+                DIM,
+            )
     else:
         text, color = app.message
         _text(surface, app.fonts["normal"], _fit(app.fonts["normal"], text, WIDTH - 80), (40, y), color)
@@ -886,24 +895,32 @@ def parse_args(argv=None) -> argparse.Namespace:
         "--scramble 6 --solve --screenshot docs/gui.png --quit-when-done",
     )
     p.add_argument(
-        "--checkpoint", default=None, help="model file (default: ./rubik_policy_value.pt, else pretrained/rubik_policy_value.pt)"
+        "--checkpoint",
+        default=None,
+        help="model file (default: ./rubik_policy_value.pt, else pretrained/rubik_policy_value.pt)",
     )
+    add_device_flag(p)
     p.add_argument(
-        "--device", default="auto", choices=("auto", "cpu", "cuda"), help="where the network runs (auto: CUDA if available)"
+        "--sims", type=int, default=DEFAULT_SIMS, help="MCTS simulations per move (adjustable in the window with -/+)"
     )
-    p.add_argument("--sims", type=int, default=DEFAULT_SIMS, help="MCTS simulations per move (adjustable in the window with -/+)")
     p.add_argument("--max-steps", type=int, default=DEFAULT_MAX_STEPS, help="give up a solve after this many moves")
     p.add_argument("--seed", type=int, default=None, help="seed of the scramble generator (and of numpy/torch)")
     p.add_argument("--anim-ms", type=int, default=DEFAULT_ANIM_MS, help="milliseconds per move when playing a solution")
-    p.add_argument("--no-optimal", action="store_true", help="do not load Optimal_Solver to show the optimal solution length")
+    p.add_argument(
+        "--no-optimal", action="store_true", help="do not load Optimal_Solver to show the optimal solution length"
+    )
     g = p.add_argument_group("scripted mode (docs, tests; renders off screen with SDL_VIDEODRIVER=dummy)")
     g.add_argument(
         "--scramble", default=None, metavar="N|MOVES",
         help=f"start from N random moves (0-{MAX_SCRAMBLE}) or a move string such as \"R U F'\"",
     )  # fmt: skip
     g.add_argument("--solve", action="store_true", help="start a solve at once")
-    g.add_argument("--screenshot", default=None, metavar="PATH", help="save a PNG of the window once the solve has been played")
-    g.add_argument("--quit-when-done", action="store_true", help="exit after that and print one line: solved=True/False, ...")
+    g.add_argument(
+        "--screenshot", default=None, metavar="PATH", help="save a PNG of the window once the solve has been played"
+    )
+    g.add_argument(
+        "--quit-when-done", action="store_true", help="exit after that and print one line: solved=True/False, ..."
+    )
     args = p.parse_args(argv)
     if args.sims < 1 or args.max_steps < 1:
         p.error("--sims and --max-steps must be at least 1")
@@ -923,6 +940,10 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    try:
+        resolve_device(args.device)  # a device this machine lacks is a usage error, as in every script
+    except DeviceError as exc:
+        return fail(exc)
     if args.seed is not None:
         np.random.seed(args.seed)
         torch.manual_seed(args.seed)
@@ -934,7 +955,15 @@ def main(argv=None) -> int:
     # Off screen nobody can close the window, so a scripted headless run ends by itself.
     quit_when_done = args.quit_when_done or (headless and scripted)
 
-    app = App(args.checkpoint, args.device, args.sims, args.max_steps, args.seed, args.anim_ms, use_optimal=not args.no_optimal)
+    app = App(
+        args.checkpoint,
+        args.device,
+        args.sims,
+        args.max_steps,
+        args.seed,
+        args.anim_ms,
+        use_optimal=not args.no_optimal,
+    )
     if args.scramble is not None:
         app.scramble(args.scramble)
     if args.solve:
@@ -955,9 +984,9 @@ def main(argv=None) -> int:
         if args.quit_when_done:
             optimal = app.oracle.lookup(app.solution_start) if app.solution_start is not None else None
             print(
-                f"solved={is_solved(app.cube)} moves={len(app.solution)} optimal={optimal if optimal is not None else 'n/a'} "
+                f"solved={is_solved(app.cube)} moves={len(app.solution)} optimal={optimal if optimal is not None else 'n/a'} "  # noqa: E501
                 f'scramble="{format_moves(app.setup_moves)}" solution="{format_moves(app.solution)}"'
-                + ("" if app.model is not None else f" model_error=\"{app.model_error}\"")
+                + ("" if app.model is not None else f' model_error="{app.model_error}"')
             )
     finally:
         app.close()

@@ -3,7 +3,7 @@
 Conventions (shared by every module of the project):
 
 * Faces ``U R F D L B`` are indices 0..5. A cube is 24 stickers, sticker index
-  ``face*4 + row*2 + col``; the seed's ``(6, 2, 2)`` shape is the same data. Solved: face f
+  ``face*4 + row*2 + col``; the original's ``(6, 2, 2)`` shape is the same data. Solved: face f
   has colour f everywhere.
 * Net layout: U above F (U's row 1 touches F), D below F (D's row 0 touches F),
   L F R B left to right, row 0 on top.
@@ -85,7 +85,7 @@ SOLVED_STICKERS.setflags(write=False)
 
 # --------------------------------------------------------------------------- action mask
 def _build_mask_table() -> np.ndarray:
-    """``table[last_action + 1, min(face_count, 2)]`` -> legal mask, the seed's two rules."""
+    """``table[last_action + 1, min(face_count, 2)]`` -> legal mask, the original's two rules."""
     table = np.ones((NUM_ACTIONS + 1, 3, NUM_ACTIONS), dtype=bool)
     for last in range(NUM_ACTIONS):
         for count in range(3):
@@ -104,7 +104,7 @@ def legal_action_mask(last_action, face_count) -> np.ndarray:
     """Legal actions after ``last_action`` (``NO_ACTION``/None: none yet).
 
     ``face_count`` is how many times in a row the face of ``last_action`` has just been
-    turned. Rules (as in the seed): (1) the inverse of the last action is illegal;
+    turned. Rules (as in the original): (1) the inverse of the last action is illegal;
     (2) after two or more consecutive turns of one face, both actions of that face are
     illegal. Works on scalars (-> ``(12,)``) and on arrays of any shape (-> ``(..., 12)``).
     This is the single definition of the rule; the env and MCTS both call it.
@@ -122,7 +122,7 @@ def next_face_count(last_action, face_count, action):
 
 # --------------------------------------------------------------------------- single cube API (seed names)
 def solved_cube() -> np.ndarray:
-    """The solved cube as the seed's ``(6, 2, 2)`` int8 array."""
+    """The solved cube as the original's ``(6, 2, 2)`` int8 array."""
     return SOLVED_STICKERS.reshape(6, 2, 2).copy()
 
 
@@ -371,8 +371,7 @@ def parse_moves(text: str | Sequence[str]) -> list[int]:
             actions += [MOVE_NAMES.index(tok[0])] * 2
         else:
             raise ValueError(
-                f"unknown move {tok!r}; valid moves are {' '.join(MOVE_NAMES)} "
-                f"(and U2 R2 F2 L2 B2 D2 for half turns)"
+                f"unknown move {tok!r}; valid moves are {' '.join(MOVE_NAMES)} (and U2 R2 F2 L2 B2 D2 for half turns)"
             )
     return actions
 
@@ -441,7 +440,9 @@ class Rubik2x2Env(gym.Env):
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
 
-    def __init__(self, scramble_len: int = 4, max_steps: int = 100, use_action_mask: bool = True, render_mode: str | None = None):
+    def __init__(
+        self, scramble_len: int = 4, max_steps: int = 100, use_action_mask: bool = True, render_mode: str | None = None
+    ):
         super().__init__()
         if scramble_len < 0 or max_steps < 1:
             raise ValueError("scramble_len must be >= 0 and max_steps >= 1")
@@ -456,7 +457,6 @@ class Rubik2x2Env(gym.Env):
         self.cube = solved_cube()
         self.steps = 0
         self._last_action: int | None = None
-        self._last_face: int | None = None
         self._last_face_count = 0
 
     # -- state helpers -------------------------------------------------------
@@ -490,7 +490,6 @@ class Rubik2x2Env(gym.Env):
             raise ValueError(f"a cube has 24 stickers, got an array of shape {cube.shape}")
         self.cube = cube.reshape(6, 2, 2).astype(np.int8).copy()
         self._last_action = None if last_action is None or last_action < 0 else int(last_action)
-        self._last_face = None if self._last_action is None else self._last_action // 2
         self._last_face_count = face_count if self._last_action is not None else 0
         self.steps = 0
 
@@ -527,8 +526,10 @@ class Rubik2x2Env(gym.Env):
                 f"(turned {self._last_face_count}x in a row); check info['action_mask']"
             )
         self.cube = apply_move_idx(self.cube, a)
-        self._last_face_count = int(next_face_count(NO_ACTION if self._last_action is None else self._last_action, self._last_face_count, a))
-        self._last_action, self._last_face = a, a // 2
+        self._last_face_count = int(
+            next_face_count(NO_ACTION if self._last_action is None else self._last_action, self._last_face_count, a)
+        )
+        self._last_action = a
         self.steps += 1
         info = self._info()
         terminated = info["solved"]
@@ -549,10 +550,6 @@ class Rubik2x2Env(gym.Env):
 
     def get_action_meanings(self) -> list[str]:
         return list(MOVE_NAMES)
-
-    @staticmethod
-    def _inverse_move_idx(a: int) -> int:
-        return a ^ 1
 
 
 ENV_ID = "Rubik2x2-v0"

@@ -1,6 +1,6 @@
 """Self-play: episodes of MCTS-guided play, all episodes of a call advanced together.
 
-Each episode (as in the seed): start from a scrambled cube; for up to ``max_episode_steps``
+Each episode (as in the original): start from a scrambled cube; for up to ``max_episode_steps``
 moves run MCTS from the current cube, record ``(observation, pi = visits / sum)`` (uniform
 when the sum is 0), pick a move (``"greedy"``: argmax; ``"sample"``: ``p ∝ N^(1/T)``) and
 play it; stop when solved. Every state of an episode gets the same target value: solved in
@@ -14,14 +14,17 @@ from: consecutive moves of an episode revisit most of the previous tree's states
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from Action_MCTS import pick_actions_batch
-from MCTS_Core import MCTS
+from Action_MCTS import pick_action_from_mcts, pick_actions_batch
+from Cli import C_PUCT
+from MCTS_Core import MCTS, Evaluator
+from Policy_Value_Net import eval_mode
 from Rubik2x2Env import (
     NO_ACTION,
     NUM_ACTIONS,
@@ -30,6 +33,7 @@ from Rubik2x2Env import (
     batch_is_solved,
     batch_onehot,
     batch_scramble,
+    is_solved,
     legal_action_mask,
     next_face_count,
 )
@@ -72,8 +76,8 @@ class EpisodeResults:
     def state_values(self, value_target: str = "episode") -> list[np.ndarray]:
         """Per episode, the target value of each searched state.
 
-        ``"episode"`` (the seed): every state of an episode solved in n moves gets
-        ``max(0.4, 1 - 0.03 n)``. ``"remaining"`` (beyond the seed): the state t moves into
+        ``"episode"`` (the original): every state of an episode solved in n moves gets
+        ``max(0.4, 1 - 0.03 n)``. ``"remaining"`` (beyond the original): the state t moves into
         that episode gets ``max(0.4, 1 - 0.03 (n - t))``, the moves still needed from it, so
         the value can tell a state close to solved from one far away. Unsolved: -1 either way.
         """
@@ -89,7 +93,7 @@ class EpisodeResults:
         return out
 
     def dataset(self, value_target: str = "episode") -> list[tuple[np.ndarray, np.ndarray, float]]:
-        """The seed's dataset: ``(observation (144,), pi (12,), z)`` for every searched state,
+        """The original's dataset: ``(observation (144,), pi (12,), z)`` for every searched state,
         episode by episode."""
         data = []
         for cubes, pis, zs in zip(self.states, self.policies, self.state_values(value_target)):
@@ -114,7 +118,7 @@ def play_episodes(
     temperature: float = 1.0,
     rng: np.random.Generator | None = None,
     device=None,
-    c_puct: float = 1.3,
+    c_puct: float = C_PUCT,
     use_cache: bool = True,
     progress: bool = False,
     desc: str = "self-play",
@@ -132,7 +136,9 @@ def play_episodes(
     n_episodes = len(cubes)
     if mcts is None:
         mcts = MCTS(model, c_puct=c_puct, num_simulations=num_simulations, device=device, use_cache=use_cache)
-    results = EpisodeResults(start_cubes=cubes.copy(), actions=[[] for _ in range(n_episodes)], solved=batch_is_solved(cubes))
+    results = EpisodeResults(
+        start_cubes=cubes.copy(), actions=[[] for _ in range(n_episodes)], solved=batch_is_solved(cubes)
+    )
     states: list[list[np.ndarray]] = [[] for _ in range(n_episodes)]
     policies: list[list[np.ndarray]] = [[] for _ in range(n_episodes)]
     last = np.full(n_episodes, NO_ACTION, dtype=np.intp)
@@ -166,6 +172,39 @@ def play_episodes(
     return results
 
 
+def greedy_solve(
+    model: torch.nn.Module | None,
+    env,
+    num_simulations: int,
+    max_steps: int,
+    *,
+    device=None,
+    c_puct: float = C_PUCT,
+    evaluator: Evaluator | None = None,
+) -> Iterator[int]:
+    """Solve the cube of ``env`` (a ``Rubik2x2Env``) by greedy MCTS, the way ``test.py``
+    and the GUI do: yields each move after playing it on ``env``, until the cube is solved
+    or ``max_steps`` moves were played.
+
+    Every move is a fresh search (as the original) from the env's cube AND its move
+    history: the mask of the root's children depends on the last move and how often that
+    face was just turned (the env's rule, as in ``play_episodes``). One search object
+    serves the whole solve, so its evaluation cache carries over between moves.
+    ``evaluator`` replaces the network (the GUI wraps it to cancel a solve).
+    With a single simulation no root move gets a visit: the first legal move is played.
+    """
+    mcts = MCTS(model, c_puct=c_puct, num_simulations=num_simulations, device=device, evaluator=evaluator)
+    for _ in range(max_steps):
+        if is_solved(env.cube):
+            return
+        last, count = np.array([env.last_action]), np.array([env.face_count])
+        mask = legal_action_mask(last, count)  # (1, 12)
+        visits = mcts.run_batch(env.cube[None], mask, last, count)[0]
+        action = pick_action_from_mcts(visits) if visits.sum() > 0 else int(np.flatnonzero(mask[0])[0])
+        env.step(action)
+        yield action
+
+
 def generate_self_play_data(
     model: torch.nn.Module,
     num_episodes: int,
@@ -176,29 +215,34 @@ def generate_self_play_data(
     temperature: float = 1.0,
     device=None,
     rng: np.random.Generator | None = None,
-    c_puct: float = 1.3,
+    c_puct: float = C_PUCT,
     use_cache: bool = True,
     progress: bool = False,
     return_results: bool = False,
     value_target: str = "episode",
 ):
-    """The seed's entry point: ``(dataset, solve_rate)`` for ``num_episodes`` episodes from
+    """The original's entry point: ``(dataset, solve_rate)`` for ``num_episodes`` episodes from
     random scrambles of ``scramble_len`` moves (drawn from ``rng``).
 
     With ``return_results=True`` the ``EpisodeResults`` (timings, moves, ...) come third.
-    ``value_target``: see ``EpisodeResults.state_values`` (default: the seed's).
+    ``value_target``: see ``EpisodeResults.state_values`` (default: the original's).
     """
     rng = np.random.default_rng() if rng is None else rng
-    was_training = model.training
-    model.eval()
-    try:
+    with eval_mode(model):
         start_cubes, _ = batch_scramble(rng, num_episodes, scramble_len)
         results = play_episodes(
-            model, start_cubes, max_episode_steps, num_simulations, select_mode, temperature,
-            rng=rng, device=device, c_puct=c_puct, use_cache=use_cache, progress=progress,
+            model,
+            start_cubes,
+            max_episode_steps,
+            num_simulations,
+            select_mode,
+            temperature,
+            rng=rng,
+            device=device,
+            c_puct=c_puct,
+            use_cache=use_cache,
+            progress=progress,
         )
-    finally:
-        model.train(was_training)
     dataset = results.dataset(value_target)
     if return_results:
         return dataset, results.solve_rate, results

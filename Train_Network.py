@@ -1,4 +1,4 @@
-"""The AlphaZero loss and the training pass over self-play data (seed recipe)."""
+"""The AlphaZero loss and the training pass over self-play data (the original recipe)."""
 
 from __future__ import annotations
 
@@ -36,10 +36,22 @@ def dataset_to_tensors(dataset) -> tuple[torch.Tensor, torch.Tensor, torch.Tenso
     return states, pis, zs
 
 
-def train_on_selfplay_data(model, dataset, batch_size: int = 256, epochs: int = 10, lr: float = 2e-4, device=None, seed: int | None = None, progress: bool = False, verbose: bool = False, value_weight: float = VALUE_WEIGHT, optimizer: torch.optim.Optimizer | None = None):
+def train_on_selfplay_data(
+    model,
+    dataset,
+    batch_size: int = 256,
+    epochs: int = 10,
+    lr: float = 2e-4,
+    device=None,
+    seed: int | None = None,
+    progress: bool = False,
+    verbose: bool = False,
+    value_weight: float = VALUE_WEIGHT,
+    optimizer: torch.optim.Optimizer | None = None,
+):
     """Train ``model`` on ``dataset`` for ``epochs`` shuffled passes of ``batch_size``.
 
-    As the seed, a new Adam optimizer is made on every call, unless ``optimizer`` (an Adam
+    As the original, a new Adam optimizer is made on every call, unless ``optimizer`` (an Adam
     over ``model``'s parameters kept between calls, ``main.py --keep-optimizer``) is given;
     its learning rate is set to ``lr``. Returns ``(model, loss, policy_loss, value_loss)``:
     the means over the last epoch. ``seed`` fixes the shuffling.
@@ -55,7 +67,13 @@ def train_on_selfplay_data(model, dataset, batch_size: int = 256, epochs: int = 
     generator = torch.Generator().manual_seed(seed) if seed is not None else None
     model.train()
     n = len(states)
-    bar = tqdm(total=epochs * ((n + batch_size - 1) // batch_size), desc="train", unit="batch", leave=False, disable=not progress)
+    bar = tqdm(
+        total=epochs * ((n + batch_size - 1) // batch_size),
+        desc="train",
+        unit="batch",
+        leave=False,
+        disable=not progress,
+    )
     for epoch in range(epochs):
         order = torch.randperm(n, generator=generator).to(device)
         sums = torch.zeros(3, device=device)

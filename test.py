@@ -16,18 +16,17 @@ import os
 import secrets
 import sys
 
-import numpy as np
 import torch
 
-from Action_MCTS import pick_action_from_mcts
-from MCTS_Core import MCTS
-from Policy_Value_Net import CheckpointError, PolicyValueNet, find_checkpoint, resolve_device
+from Cli import C_PUCT, MAX_MOVES, DeviceError, HelpFormatter, add_device_flag, fail, load_script_model
+from Policy_Value_Net import CheckpointError, PolicyValueNet
 from Policy_Value_Net import load_model as _load_model
-from Rubik2x2Env import MOVE_NAMES, Rubik2x2Env, format_moves, parse_moves
+from Rubik2x2Env import MOVE_NAMES, Rubik2x2Env, format_moves, is_solved, parse_moves
+from Self_Play import greedy_solve
 
 
 def load_model(path: str, device) -> PolicyValueNet:
-    """The seed's helper: a ``PolicyValueNet`` with the weights of ``path``, in eval mode.
+    """The original's helper: a ``PolicyValueNet`` with the weights of ``path``, in eval mode.
     Raises ``CheckpointError`` (one sentence) for a missing or corrupt file."""
     return _load_model(path, device)
 
@@ -47,39 +46,46 @@ def _moves(n: int) -> str:
     return f"{n} move" if n == 1 else f"{n} moves"
 
 
-def run_one_episode(model, device, scramble_len=5, num_simulations=200, max_steps=40, *, scramble=None, seed=None, c_puct=1.3, out=print) -> dict:
+def run_one_episode(
+    model,
+    device,
+    scramble_len=5,
+    num_simulations=200,
+    max_steps=MAX_MOVES,
+    *,
+    scramble=None,
+    seed=None,
+    c_puct=C_PUCT,
+    out=print,
+) -> dict:
     """Scramble a cube and solve it with greedy MCTS, printing each step through ``out``
     (``None``: silent). Returns ``{scramble, scramble_moves, solution, actions, solved,
     length, optimal, seed}``.
 
     ``scramble`` (a move string or a list of action indices) overrides ``scramble_len``;
-    otherwise the env draws the scramble from ``seed``.
+    otherwise the env draws the scramble from ``seed``. The moves come from
+    ``Self_Play.greedy_solve``, the solve the GUI runs too.
     """
     say = out if out is not None else (lambda *_: None)
     env = Rubik2x2Env(scramble_len=scramble_len, max_steps=max_steps, use_action_mask=True)
     _, info = env.reset(seed=seed, options=None if scramble is None else {"scramble": scramble})
     scramble_text = info["scramble"]
-    mcts = MCTS(model, c_puct=c_puct, num_simulations=num_simulations, device=device)
-    rng = np.random.default_rng(seed)  # only breaks ties when no root move got a visit (1 simulation)
     optimal = optimal_length(env.stickers)
 
     n_scramble = len(parse_moves(scramble_text))
-    say(f"Scramble ({_moves(n_scramble)}): {scramble_text or '(none)'}" + ("" if optimal is None else f"   [optimal solution: {_moves(optimal)}]"))
+    say(
+        f"Scramble ({_moves(n_scramble)}): {scramble_text or '(none)'}"
+        + ("" if optimal is None else f"   [optimal solution: {_moves(optimal)}]")
+    )
     say("Initial state:")
     say(env.as_ascii())
     actions: list[int] = []
-    solved = bool(info["solved"])
-    while not solved and len(actions) < max_steps:
-        # The root needs the move history: the mask of its children depends on the last move
-        # and how often that face was just turned (the env's rule, as in play_episodes).
-        visits = mcts.run_batch(env.stickers[None], info["action_mask"][None], np.array([env.last_action]), np.array([env.face_count]))[0]
-        action = pick_action_from_mcts(visits, mode="greedy", rng=rng)
-        _, _, terminated, _, info = env.step(action)
+    for action in greedy_solve(model, env, num_simulations, max_steps, device=device, c_puct=c_puct):
         actions.append(action)
-        solved = bool(terminated)
         say("")
         say(f"Step {len(actions)}: move {MOVE_NAMES[action]} (index {action})")
         say(env.as_ascii())
+    solved = is_solved(env.cube)
     say("")
     if solved:
         extra = "" if optimal is None else f" (optimal: {optimal})"
@@ -108,30 +114,28 @@ def _move_string(text: str) -> str:
     return text
 
 
-class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
-    """The module docstring as written, and each flag's default value in --help."""
-
-    def _get_help_string(self, action):
-        text = action.help or ""
-        if "default" in text or action.default in (None, False, argparse.SUPPRESS):
-            return text
-        return text + " (default: %(default)s)"
-
-
 def parse_args(argv=None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=_HelpFormatter)
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
     g = p.add_argument_group("the cube")
     g.add_argument("--scramble-len", type=int, default=5, help="random scramble moves (ignored with --scramble)")
-    g.add_argument("--scramble", type=_move_string, metavar="MOVES", help="explicit scramble, e.g. \"R U F'\" (R2 = two turns)")
+    g.add_argument(
+        "--scramble", type=_move_string, metavar="MOVES", help='explicit scramble, e.g. "R U F\'" (R2 = two turns)'
+    )
     g.add_argument("--seed", type=int, default=None, help="seed of the random scramble (default: a fresh one, printed)")
     g = p.add_argument_group("search")
     g.add_argument("--sims", type=int, default=200, help="MCTS simulations per move")
-    g.add_argument("--max-steps", type=int, default=40, help="moves allowed before giving up")
-    g.add_argument("--c-puct", type=float, default=1.3, help="PUCT exploration constant")
+    g.add_argument("--max-steps", type=int, default=MAX_MOVES, help="moves allowed before giving up")
+    g.add_argument("--c-puct", type=float, default=C_PUCT, help="PUCT exploration constant")
     g = p.add_argument_group("run")
-    g.add_argument("--checkpoint", help="model file (default: ./rubik_policy_value.pt, else pretrained/rubik_policy_value.pt)")
-    g.add_argument("--device", default="auto", help="auto (CUDA when available), cpu or cuda")
-    g.add_argument("--json", action="store_true", help="print one JSON object (scramble, solution, solved, length, optimal, checkpoint) instead of the text")
+    g.add_argument(
+        "--checkpoint", help="model file (default: ./rubik_policy_value.pt, else pretrained/rubik_policy_value.pt)"
+    )
+    add_device_flag(g)
+    g.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object (scramble, solution, solved, length, optimal, checkpoint) instead of the text",
+    )
     args = p.parse_args(argv)
     checks = [
         (args.scramble_len >= 0, "--scramble-len must be at least 0"),
@@ -139,7 +143,6 @@ def parse_args(argv=None) -> argparse.Namespace:
         (args.max_steps >= 1, "--max-steps must be at least 1"),
         (args.c_puct > 0, "--c-puct must be positive"),
         (args.seed is None or args.seed >= 0, "--seed must be a non-negative integer"),
-        (args.device in ("auto", "cpu") or args.device.startswith("cuda"), f"--device must be auto, cpu or cuda (or cuda:N), got {args.device!r}"),
     ]
     for ok, message in checks:
         if not ok:
@@ -154,16 +157,23 @@ def main(argv=None) -> int:
     torch.set_num_threads(1)
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     try:
-        device = resolve_device(args.device)
-        path = find_checkpoint(args.checkpoint)
-        model = load_model(path, device)
-    except CheckpointError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        model, path, device = load_script_model(args.checkpoint, args.device)
+    except (CheckpointError, DeviceError) as exc:
+        return fail(exc)
     out = None if args.json else print
     if out:
         print(f"Loaded model {path} on {device}; greedy MCTS with {args.sims} simulations per move, seed {seed}.")
-    record = run_one_episode(model, device, args.scramble_len, args.sims, args.max_steps, scramble=args.scramble, seed=seed, c_puct=args.c_puct, out=out)
+    record = run_one_episode(
+        model,
+        device,
+        args.scramble_len,
+        args.sims,
+        args.max_steps,
+        scramble=args.scramble,
+        seed=seed,
+        c_puct=args.c_puct,
+        out=out,
+    )
     if args.json:
         record.update(checkpoint=path, device=str(device), num_simulations=args.sims, max_steps=args.max_steps)
         print(json.dumps(record))

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import argparse
 
-import common  # noqa: F401  (import paths)
 import numpy as np
-from common import network_rate, one_state_evaluator, random_net, timed
 
+import common  # noqa: F401  (import paths)
+from common import network_rate, one_state_evaluator, random_net, timed
 from MCTS_Core import MCTS
 from reference_mcts import ReferenceMCTS
 from Rubik2x2Env import batch_scramble
@@ -62,8 +62,15 @@ def main() -> None:
     b2000 = med["batched, B=2000, 200 sims (sims/s)"]
     raw2000 = med["network forward, batch 2000 (states/s)"]
     # Per-round ratios are more robust to drift than ratios of medians.
-    r80 = np.median([b / r for b, r in zip(rows["batched, B=80, 800 sims (sims/s)"], rows["reference, 1 tree, 200 sims (sims/s)"])])
-    r2000 = np.median([b / n for b, n in zip(rows["batched, B=2000, 200 sims (sims/s)"], rows["network forward, batch 2000 (states/s)"])])
+    r80 = np.median(
+        [b / r for b, r in zip(rows["batched, B=80, 800 sims (sims/s)"], rows["reference, 1 tree, 200 sims (sims/s)"])]
+    )
+    r2000 = np.median(
+        [
+            b / n
+            for b, n in zip(rows["batched, B=2000, 200 sims (sims/s)"], rows["network forward, batch 2000 (states/s)"])
+        ]
+    )
     print()
     print(f"B=80/800 vs reference:        {r80:5.1f}x   (target >= 15x; medians {b80:,.0f} / {ref:,.0f})")
     print(f"B=2000/200 vs raw network:    {100 * r2000:5.1f}%   (target >= 80%; medians {b2000:,.0f} / {raw2000:,.0f})")

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import argparse
 
-import common  # noqa: F401
 import numpy as np
-from common import one_state_evaluator, random_net, timed
 
+import common  # noqa: F401
 from Action_MCTS import pick_action_from_mcts
+from common import one_state_evaluator, random_net, timed
 from reference_mcts import ReferenceMCTS
 from Rubik2x2Env import Rubik2x2Env, batch_scramble
 from Self_Play import play_episodes
@@ -58,14 +58,19 @@ def main() -> None:
         res, t = timed(lambda: play_episodes(model, starts, args.max_steps, args.sims, "greedy"))
         batched.append(res.simulations / t)
         cached.append(1 - res.network_states / res.simulations)
-        picks = starts[(r * args.ref_episodes) % len(starts):][: args.ref_episodes]
+        picks = starts[(r * args.ref_episodes) % len(starts) :][: args.ref_episodes]
         sims, t = timed(lambda: reference_episodes(model, picks, args.sims, args.max_steps))
         ref.append(sims / t)
-        print(f"round {r + 1}/{args.rounds}: batched {batched[-1]:,.0f} sims/s, reference {ref[-1]:,.0f} sims/s", flush=True)
+        print(
+            f"round {r + 1}/{args.rounds}: batched {batched[-1]:,.0f} sims/s, reference {ref[-1]:,.0f} sims/s",
+            flush=True,
+        )
     ratio = np.median([b / x for b, x in zip(batched, ref)])
     print()
-    print(f"batched self-play ({args.episodes} episodes):  {np.median(batched):>9,.0f} sims/s  "
-          f"(evaluation cache answered {100 * np.median(cached):.0f}% of leaf evaluations)")
+    print(
+        f"batched self-play ({args.episodes} episodes):  {np.median(batched):>9,.0f} sims/s  "
+        f"(evaluation cache answered {100 * np.median(cached):.0f}% of leaf evaluations)"
+    )
     print(f"one episode at a time (reference):     {np.median(ref):>9,.0f} sims/s")
     print(f"speed-up: {ratio:.1f}x  (target >= 25x)")
 

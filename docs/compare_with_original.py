@@ -53,20 +53,30 @@ def mean_rate(rows) -> float | None:
 
 def mean_ratio(rows) -> float | None:
     """Mean moves/optimal over all solved episodes (each length weighted by its solved count)."""
-    pairs = [(r["mean_ratio_to_optimal"], r.get("solved", 1)) for r in rows if r.get("mean_ratio_to_optimal") is not None]
+    pairs = [
+        (r["mean_ratio_to_optimal"], r.get("solved", 1)) for r in rows if r.get("mean_ratio_to_optimal") is not None
+    ]
     total = sum(w for _, w in pairs)
     return sum(x * w for x, w in pairs) / total if total else None
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--original", default="../shared/anchors", help="folder with the original's seed_training_metrics.json and seed_eval_scramble_result.json")
-    p.add_argument("--rebuild", default="pretrained/original_recipe", help="run folder of our model trained with the original recipe")
+    p.add_argument(
+        "--original",
+        default="../shared/anchors",
+        help="folder with the original's seed_training_metrics.json and seed_eval_scramble_result.json",
+    )
+    p.add_argument(
+        "--rebuild",
+        default="pretrained/original_recipe",
+        help="run folder of our model trained with the original recipe",
+    )
     p.add_argument("--shipped", default="pretrained/training_logs", help="run folder of the shipped model")
     p.add_argument("--out", default="pretrained/comparison_with_original.png", help="PNG to write")
     args = p.parse_args()
-    seed_m = load(os.path.join(args.original, "seed_training_metrics.json"))
-    seed_e = {r["scramble_len"]: r for r in load(os.path.join(args.original, "seed_eval_scramble_result.json"))}
+    orig_m = load(os.path.join(args.original, "seed_training_metrics.json"))
+    orig_e = {r["scramble_len"]: r for r in load(os.path.join(args.original, "seed_eval_scramble_result.json"))}
     runs = {}
     for name, folder in (("rebuild", args.rebuild), ("shipped", args.shipped)):
         runs[name] = {
@@ -76,14 +86,20 @@ def main() -> None:
     reb, shp = runs["rebuild"], runs["shipped"]
     reb["metrics"] = load(os.path.join(args.rebuild, "metrics.json"))  # its training curve is the faithfulness check
 
-    print("| scramble length | original (published) | original recipe (ours) | shipped model | moves / optimal: original recipe (ours) | moves / optimal: shipped |")
+    print(
+        "| scramble length | original (published) | original recipe (ours) | shipped model | moves / optimal: original recipe (ours) | moves / optimal: shipped |"  # noqa: E501
+    )
     print("| ---: | ---: | ---: | ---: | ---: | ---: |")
     for n in sorted(shp["scramble"]):
         r = reb["scramble"].get(n, {})
-        print(f"| {n} | {pct(seed_e.get(n, {}).get('solve_rate'))} | {pct(r.get('solve_rate'))} | {pct(shp['scramble'][n]['solve_rate'])} | "
-              f"{num(r.get('mean_ratio_to_optimal'))} | {num(shp['scramble'][n].get('mean_ratio_to_optimal'))} |")
-    print(f"| all | {pct(mean_rate(seed_e.values()), 1)} | {pct(mean_rate(reb['scramble'].values()), 1)} | {pct(mean_rate(shp['scramble'].values()), 1)} | "
-          f"{num(mean_ratio(reb['scramble'].values()))} | {num(mean_ratio(shp['scramble'].values()))} |")
+        print(
+            f"| {n} | {pct(orig_e.get(n, {}).get('solve_rate'))} | {pct(r.get('solve_rate'))} | {pct(shp['scramble'][n]['solve_rate'])} | "  # noqa: E501
+            f"{num(r.get('mean_ratio_to_optimal'))} | {num(shp['scramble'][n].get('mean_ratio_to_optimal'))} |"
+        )
+    print(
+        f"| all | {pct(mean_rate(orig_e.values()), 1)} | {pct(mean_rate(reb['scramble'].values()), 1)} | {pct(mean_rate(shp['scramble'].values()), 1)} | "  # noqa: E501
+        f"{num(mean_ratio(reb['scramble'].values()))} | {num(mean_ratio(shp['scramble'].values()))} |"
+    )
     print()
     rows = {name: {r["distance"]: r for r in run["distance"]["by_distance"]} for name, run in runs.items()}
     dists = sorted(rows["shipped"])
@@ -91,26 +107,70 @@ def main() -> None:
     print("| --- |" + " ---: |" * (len(dists) + 1))
     for name, label in (("rebuild", "original recipe: solved"), ("shipped", "shipped: solved")):
         overall = runs[name]["distance"]["overall"]
-        print(f"| {label} | " + " | ".join(pct(rows[name].get(d, {}).get("solve_rate")) for d in dists) + f" | {100 * overall['solve_rate']:.1f}% |")
-        print(f"| {label.split(':')[0]}: moves / optimal | " + " | ".join(num(rows[name].get(d, {}).get("mean_ratio_to_optimal")) for d in dists)
-              + f" | {num(overall.get('mean_ratio_to_optimal'))} |")
+        print(
+            f"| {label} | "
+            + " | ".join(pct(rows[name].get(d, {}).get("solve_rate")) for d in dists)
+            + f" | {100 * overall['solve_rate']:.1f}% |"
+        )
+        print(
+            f"| {label.split(':')[0]}: moves / optimal | "
+            + " | ".join(num(rows[name].get(d, {}).get("mean_ratio_to_optimal")) for d in dists)
+            + f" | {num(overall.get('mean_ratio_to_optimal'))} |"
+        )
 
     fig, axes = plt.subplots(2, 2, figsize=(13, 9))
     ax = axes[0, 0]
-    ax.plot(seed_m["iterations"], [100 * r for r in seed_m["solve_rates"]], label="original (published)")
-    ax.plot(reb["metrics"]["iterations"], [100 * r for r in reb["metrics"]["solve_rates"]], label="original recipe (ours)", alpha=0.8)
+    ax.plot(orig_m["iterations"], [100 * r for r in orig_m["solve_rates"]], label="original (published)")
+    ax.plot(
+        reb["metrics"]["iterations"],
+        [100 * r for r in reb["metrics"]["solve_rates"]],
+        label="original recipe (ours)",
+        alpha=0.8,
+    )
     ax.set(title="Self-play solve rate while training", xlabel="iteration", ylabel="%")
     ax = axes[0, 1]
     lens = sorted(shp["scramble"])
     width = 0.27
-    for k, (label, table) in enumerate((("original (published)", seed_e), ("original recipe (ours)", reb["scramble"]), ("shipped model", shp["scramble"]))):
-        ax.bar([x + (k - 1) * width for x in lens], [100 * table.get(x, {}).get("solve_rate", 0) for x in lens], width, label=label)
-    ax.set(title="Solve rate by scramble length (1000 simulations per move)", xlabel="scramble length", ylabel="%", ylim=(80, 101), xticks=lens)
+    for k, (label, table) in enumerate(
+        (
+            ("original (published)", orig_e),
+            ("original recipe (ours)", reb["scramble"]),
+            ("shipped model", shp["scramble"]),
+        )
+    ):
+        ax.bar(
+            [x + (k - 1) * width for x in lens],
+            [100 * table.get(x, {}).get("solve_rate", 0) for x in lens],
+            width,
+            label=label,
+        )
+    ax.set(
+        title="Solve rate by scramble length (1000 simulations per move)",
+        xlabel="scramble length",
+        ylabel="%",
+        ylim=(80, 101),
+        xticks=lens,
+    )
     for k, (label, name) in enumerate((("original recipe (ours)", "rebuild"), ("shipped model", "shipped"))):
-        axes[1, 0].bar([d + (k - 0.5) * 0.4 for d in dists], [100 * rows[name].get(d, {}).get("solve_rate", 0) for d in dists], 0.4, label=label)
-        axes[1, 1].plot(dists, [rows[name].get(d, {}).get("mean_ratio_to_optimal") or float("nan") for d in dists], "o-", label=label)
+        axes[1, 0].bar(
+            [d + (k - 0.5) * 0.4 for d in dists],
+            [100 * rows[name].get(d, {}).get("solve_rate", 0) for d in dists],
+            0.4,
+            label=label,
+        )
+        axes[1, 1].plot(
+            dists,
+            [rows[name].get(d, {}).get("mean_ratio_to_optimal") or float("nan") for d in dists],
+            "o-",
+            label=label,
+        )
     sims = shp["distance"].get("settings", {}).get("num_simulations", "")
-    axes[1, 0].set(title=f"Solve rate by true distance ({sims} simulations per move)", xlabel="optimal moves", ylabel="%", ylim=(0, 101))
+    axes[1, 0].set(
+        title=f"Solve rate by true distance ({sims} simulations per move)",
+        xlabel="optimal moves",
+        ylabel="%",
+        ylim=(0, 101),
+    )
     axes[1, 1].axhline(1.0, color="gray", lw=1, ls="--")
     axes[1, 1].set(title="Moves played / optimal moves (solved positions)", xlabel="optimal moves", ylabel="ratio")
     for ax in axes.flat:

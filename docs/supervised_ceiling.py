@@ -1,4 +1,4 @@
-"""How well can the seed's network learn the cube at all? Train it on perfect labels.
+"""How well can the original's network learn the cube at all? Train it on perfect labels.
 
     python docs/supervised_ceiling.py --steps 6600                      # from scratch
     python docs/supervised_ceiling.py --init runs/canon/rubik_policy_value.pt --steps 6600
@@ -56,18 +56,28 @@ def report(model, cubes: np.ndarray, dist: np.ndarray, pi: np.ndarray) -> str:
     model.train()
     error = (1.0 - value.squeeze(-1).numpy()) / STEP_COST - dist
     optimal = pi[np.arange(len(cubes)), logits.argmax(dim=1).numpy()] > 0
-    return " | ".join(f"{np.sqrt(np.mean(error[dist == d] ** 2)):.2f} / {optimal[dist == d].mean():.2f}" for d in DISTANCES)
+    return " | ".join(
+        f"{np.sqrt(np.mean(error[dist == d] ** 2)):.2f} / {optimal[dist == d].mean():.2f}" for d in DISTANCES
+    )
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--init", help="start from the weights of this checkpoint (default: a fresh network)")
-    p.add_argument("--symmetry", action="store_true", help="the network also reduces the 48 symmetries (main.py --canonical-symmetry)")
+    p.add_argument(
+        "--symmetry",
+        action="store_true",
+        help="the network also reduces the 48 symmetries (main.py --canonical-symmetry)",
+    )
     p.add_argument("--steps", type=int, default=6600, help="training steps (batches)")
     p.add_argument("--batch-size", type=int, default=1024, help="states per step")
     p.add_argument("--lr", type=float, default=1e-3, help="peak Adam learning rate (cosine-decayed to 0)")
-    p.add_argument("--value-weight", type=float, default=3000.0, help="weight of the value MSE, as main.py --value-weight")
-    p.add_argument("--test-per-distance", type=int, default=300, help="test positions per distance (fewer where fewer exist)")
+    p.add_argument(
+        "--value-weight", type=float, default=3000.0, help="weight of the value MSE, as main.py --value-weight"
+    )
+    p.add_argument(
+        "--test-per-distance", type=int, default=300, help="test positions per distance (fewer where fewer exist)"
+    )
     p.add_argument("--log-every", type=int, default=600, help="steps between reports")
     p.add_argument("--save", help="write the trained network here")
     p.add_argument("--seed", type=int, default=0, help="seed of the network, the training and the test positions")
@@ -77,7 +87,9 @@ def main(argv=None) -> int:
     torch.manual_seed(args.seed)
     try:
         if args.init:
-            model = model_from_state(load_state_dict(args.init), args.init, canonical_orientation=True, canonical_symmetry=args.symmetry)
+            model = model_from_state(
+                load_state_dict(args.init), args.init, canonical_orientation=True, canonical_symmetry=args.symmetry
+            )
         else:
             model = PolicyValueNet(canonical_orientation=True, canonical_symmetry=args.symmetry)
     except CheckpointError as exc:
@@ -85,7 +97,12 @@ def main(argv=None) -> int:
         return 2
     solver = Optimal_Solver.get_solver()
     test_rng = np.random.default_rng([args.seed, 1])
-    test = np.concatenate([solver.random_cubes_at_distance(test_rng, d, min(args.test_per_distance, solver.count_at_distance(d))) for d in DISTANCES])
+    test = np.concatenate(
+        [
+            solver.random_cubes_at_distance(test_rng, d, min(args.test_per_distance, solver.count_at_distance(d)))
+            for d in DISTANCES
+        ]
+    )
     test_dist, test_pi = exact_labels(solver, test)
 
     rng = np.random.default_rng(args.seed)

@@ -55,7 +55,9 @@ def main(argv=None) -> int:
         except CheckpointError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
-        print(f"\n{path}: value read as moves (mean +- std) and greedy policy solve rate, {args.runs} positions per distance")
+        print(
+            f"\n{path}: value read as moves (mean +- std) and greedy policy solve rate, {args.runs} positions per distance"  # noqa: E501
+        )
         print("| distance | " + " | ".join(str(d) for d in range(1, MAX_DISTANCE + 1)) + " |")
         print("| --- |" + " ---: |" * MAX_DISTANCE)
         rows = probe(model, solver, args.runs, args.seed)

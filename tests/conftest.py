@@ -38,7 +38,7 @@ def vectors() -> dict:
 def make_checkpoint(path: Path, neutral: bool = False) -> Path:
     """A throwaway model file. ``neutral`` zeroes both heads (uniform priors, value 0): with
     it a short search always finds the move that solves a 1-move scramble, whereas a random
-    net's saturated values can make the seed's search miss it."""
+    net's saturated values can make the original's search miss it."""
     import torch
 
     from Policy_Value_Net import PolicyValueNet, save_checkpoint

@@ -1,4 +1,4 @@
-"""A plain, one-tree-at-a-time MCTS written like the seed (node objects, one evaluation per
+"""A plain, one-tree-at-a-time MCTS written like the original (node objects, one evaluation per
 simulation). It documents the semantics and is the oracle the batched engine is tested
 against; ``bench/bench_mcts.py`` also times it."""
 
@@ -14,7 +14,7 @@ from Rubik2x2Env import NUM_ACTIONS, Rubik2x2Env, apply_move_idx, encode_onehot,
 class MCTSNode:
     def __init__(self, cube, obs, action_mask, parent=None, prior=0.0, last_action=None, repeat_count=0):
         self.cube = cube
-        self.obs = obs  # as the seed's node: the observation is stored with the cube
+        self.obs = obs  # as the original's node: the observation is stored with the cube
         self.action_mask = action_mask
         self.parent = parent
         self.prior = prior
@@ -32,7 +32,7 @@ class MCTSNode:
 class ReferenceMCTS:
     """``evaluate(cube (24,), obs (144,)) -> (priors (12,), value)``: one state per call.
 
-    Written as the seed describes its MCTS: nodes hold cube and observation, and the mask
+    Written as the original describes its MCTS: nodes hold cube and observation, and the mask
     of each new child comes from a ``mask_env`` synced with the child's cube and move history.
     """
 
@@ -96,7 +96,7 @@ class ReferenceMCTS:
             child.N += 1
             child.W += value
             child.Q = child.W / child.N
-        # The seed also updates the leaf node itself (for a non-root leaf: its edge again).
+        # The original also updates the leaf node itself (for a non-root leaf: its edge again).
         leaf.N += 1
         leaf.W += value
         leaf.Q = leaf.W / leaf.N

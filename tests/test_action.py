@@ -63,7 +63,9 @@ def test_visit_probabilities():
     np.testing.assert_allclose(p[:2], [1 / (1 + ratio), ratio / (1 + ratio)], rtol=1e-9)
     np.testing.assert_allclose(visit_probabilities(np.zeros(12)), np.full(12, 1 / 12))
     batch = visit_probabilities(np.stack([COUNTS, np.zeros(12), COUNTS * 3]), 0.5)
-    np.testing.assert_allclose(batch, np.stack([expected_probs(COUNTS, 0.5), np.full(12, 1 / 12), expected_probs(COUNTS, 0.5)]))
+    np.testing.assert_allclose(
+        batch, np.stack([expected_probs(COUNTS, 0.5), np.full(12, 1 / 12), expected_probs(COUNTS, 0.5)])
+    )
     with pytest.raises(ValueError):
         visit_probabilities(COUNTS, 0.0)
 

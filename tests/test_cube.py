@@ -103,7 +103,9 @@ def test_each_move_has_order_four(action):
 @pytest.mark.parametrize("action", range(NUM_ACTIONS))
 def test_move_then_inverse_is_identity(action):
     inverse = action ^ 1
-    assert MOVE_NAMES[inverse].rstrip("'") == MOVE_NAMES[action].rstrip("'") and MOVE_NAMES[inverse] != MOVE_NAMES[action]
+    assert (
+        MOVE_NAMES[inverse].rstrip("'") == MOVE_NAMES[action].rstrip("'") and MOVE_NAMES[inverse] != MOVE_NAMES[action]
+    )
     np.testing.assert_array_equal(perm_of([action, inverse]), IDENTITY)
     np.testing.assert_array_equal(perm_of([inverse, action]), IDENTITY)
     np.testing.assert_array_equal(perm_of([action] * 3), perm_of([inverse]))
@@ -224,7 +226,9 @@ def test_scramble_moves_rule():
     check_all_other_moves_follow(moves)
     assert set(moves[:, 0]) == set(range(NUM_ACTIONS))
     assert scramble_moves(rng, 3, 0).shape == (3, 0)
-    np.testing.assert_array_equal(scramble_moves(np.random.default_rng(1), 4, 6), scramble_moves(np.random.default_rng(1), 4, 6))
+    np.testing.assert_array_equal(
+        scramble_moves(np.random.default_rng(1), 4, 6), scramble_moves(np.random.default_rng(1), 4, 6)
+    )
 
 
 def test_batch_scramble_rule_and_cubes():
@@ -257,7 +261,7 @@ def test_scramble_never_undoes_the_last_move():
 
 
 def test_scramble_seed_api():
-    cube = scramble(solved_cube(), 5)  # the seed's signature: global randomness
+    cube = scramble(solved_cube(), 5)  # the original's signature: global randomness
     assert cube.shape == (6, 2, 2) and cube.dtype == np.int8
     assert sorted(np.bincount(cube.reshape(-1))) == [4] * 6
     a = scramble(solved_cube(), 8, np.random.default_rng(5))
@@ -389,7 +393,14 @@ def test_whole_cube_rotations_are_24_and_keep_the_position():
 
 
 def test_canonical_orientation_is_one_rotation_per_cube_and_moves_rename_consistently():
-    from Rubik2x2Env import CANONICAL_SLOT_COLOURS, CANONICAL_SLOT_READS, ROTATION_MOVE_MAP, ROTATION_PERMS, batch_rotate, canonical_rotation
+    from Rubik2x2Env import (
+        CANONICAL_SLOT_COLOURS,
+        CANONICAL_SLOT_READS,
+        ROTATION_MOVE_MAP,
+        ROTATION_PERMS,
+        batch_rotate,
+        canonical_rotation,
+    )
 
     rng = np.random.default_rng(3)
     cubes, _ = batch_scramble(rng, 300, 20)
@@ -409,14 +420,23 @@ def test_canonical_orientation_is_one_rotation_per_cube_and_moves_rename_consist
     for r in range(len(ROTATION_PERMS)):
         for a in range(NUM_ACTIONS):
             lhs = batch_rotate(batch_apply_moves(cubes, np.full(len(cubes), a)), np.full(len(cubes), r))
-            rhs = batch_apply_moves(batch_rotate(cubes, np.full(len(cubes), r)), np.full(len(cubes), ROTATION_MOVE_MAP[r, a]))
+            rhs = batch_apply_moves(
+                batch_rotate(cubes, np.full(len(cubes), r)), np.full(len(cubes), ROTATION_MOVE_MAP[r, a])
+            )
             assert np.array_equal(lhs, rhs)
 
 
 @pytest.mark.usefixtures("isolated_solver_cache")
 def test_mirror_image_is_a_real_cube_at_the_same_distance():
     from Optimal_Solver import get_solver
-    from Rubik2x2Env import MIRROR_MOVE_MAP, batch_mirror, canonical_rotation, CANONICAL_SLOT_COLOURS, CANONICAL_SLOT_READS, batch_rotate
+    from Rubik2x2Env import (
+        CANONICAL_SLOT_COLOURS,
+        CANONICAL_SLOT_READS,
+        MIRROR_MOVE_MAP,
+        batch_mirror,
+        batch_rotate,
+        canonical_rotation,
+    )
 
     cubes, _ = batch_scramble(np.random.default_rng(6), 300, 14)
     image = batch_mirror(cubes)
@@ -442,7 +462,10 @@ def test_the_48_symmetries_keep_distances_and_rename_moves():
     cubes, _ = batch_scramble(np.random.default_rng(7), 200, 14)
     assert np.array_equal(batch_symmetry(cubes, np.zeros(len(cubes), int)), cubes)
     assert np.array_equal(batch_symmetry(cubes, np.full(len(cubes), 24)), batch_mirror(cubes))
-    assert np.array_equal(SYMMETRY_MOVE_MAP[24], MIRROR_MOVE_MAP) and (SYMMETRY_MOVE_MAP[:24] == np.arange(NUM_ACTIONS)).all()
+    assert (
+        np.array_equal(SYMMETRY_MOVE_MAP[24], MIRROR_MOVE_MAP)
+        and (SYMMETRY_MOVE_MAP[:24] == np.arange(NUM_ACTIONS)).all()
+    )
     solver = get_solver()
     distance = solver.batch_distance(cubes)
     for k in range(48):
@@ -451,8 +474,12 @@ def test_the_48_symmetries_keep_distances_and_rename_moves():
         assert np.array_equal(solver.batch_distance(image), distance)  # a real cube (else ValueError), same distance
         for a in range(NUM_ACTIONS):
             moved = batch_apply_moves(cubes, np.full(len(cubes), a))
-            assert np.array_equal(batch_symmetry(moved, np.full(len(cubes), k)), batch_apply_moves(image, np.full(len(cubes), SYMMETRY_MOVE_MAP[k, a])))
+            assert np.array_equal(
+                batch_symmetry(moved, np.full(len(cubes), k)),
+                batch_apply_moves(image, np.full(len(cubes), SYMMETRY_MOVE_MAP[k, a])),
+            )
     # Renamings other than the identity give other positions (not just a turned cube).
     from Rubik2x2Env import batch_rotate, canonical_rotation
+
     canon = lambda c: batch_rotate(c, canonical_rotation(c))
     assert not np.array_equal(canon(batch_symmetry(cubes, np.full(len(cubes), 5))), canon(cubes))

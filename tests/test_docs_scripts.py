@@ -12,7 +12,13 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def run(script, *args, cwd):
-    return subprocess.run([sys.executable, os.path.join(ROOT, "docs", script), *args], cwd=cwd, capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, os.path.join(ROOT, "docs", script), *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 @pytest.mark.usefixtures("isolated_solver_cache")
@@ -31,20 +37,48 @@ def test_value_by_distance_prints_both_rows_for_every_distance(tmp_path, checkpo
 
 def test_compare_with_original_prints_tables_and_draws_the_figure(tmp_path):
     original, rebuild, shipped = (tmp_path / n for n in ("original", "rebuild", "shipped"))
-    metrics = {"iterations": [1, 2], "losses": [1.0, 0.5], "policy_losses": [0.8, 0.4], "value_losses": [0.2, 0.1],
-               "solve_rates": [0.5, 0.9], "scramble_lengths": [3, 3], "num_samples": [10, 10]}
+    metrics = {
+        "iterations": [1, 2],
+        "losses": [1.0, 0.5],
+        "policy_losses": [0.8, 0.4],
+        "value_losses": [0.2, 0.1],
+        "solve_rates": [0.5, 0.9],
+        "scramble_lengths": [3, 3],
+        "num_samples": [10, 10],
+    }
     original.mkdir()
     (original / "seed_training_metrics.json").write_text(json.dumps(metrics))
-    (original / "seed_eval_scramble_result.json").write_text(json.dumps([{"scramble_len": n, "solve_rate": 1.0} for n in (1, 2)]))
+    (original / "seed_eval_scramble_result.json").write_text(
+        json.dumps([{"scramble_len": n, "solve_rate": 1.0} for n in (1, 2)])
+    )
     for folder, rate in ((rebuild, 0.5), (shipped, 0.75)):
         folder.mkdir()
         (folder / "metrics.json").write_text(json.dumps(metrics))
-        (folder / "eval_scramble_result.json").write_text(json.dumps([{"scramble_len": n, "solve_rate": rate, "mean_ratio_to_optimal": 1.25} for n in (1, 2)]))
+        (folder / "eval_scramble_result.json").write_text(
+            json.dumps([{"scramble_len": n, "solve_rate": rate, "mean_ratio_to_optimal": 1.25} for n in (1, 2)])
+        )
         by_distance = [{"distance": d, "solve_rate": rate, "mean_ratio_to_optimal": 1.5} for d in (1, 2, 3)]
-        (folder / "eval_by_distance.json").write_text(json.dumps({"settings": {"num_simulations": 200}, "by_distance": by_distance,
-                                                                 "overall": {"solve_rate": rate, "mean_ratio_to_optimal": 1.5}}))
-    out = run("compare_with_original.py", "--original", str(original), "--rebuild", str(rebuild), "--shipped", str(shipped),
-              "--out", str(tmp_path / "cmp.png"), cwd=tmp_path)
+        (folder / "eval_by_distance.json").write_text(
+            json.dumps(
+                {
+                    "settings": {"num_simulations": 200},
+                    "by_distance": by_distance,
+                    "overall": {"solve_rate": rate, "mean_ratio_to_optimal": 1.5},
+                }
+            )
+        )
+    out = run(
+        "compare_with_original.py",
+        "--original",
+        str(original),
+        "--rebuild",
+        str(rebuild),
+        "--shipped",
+        str(shipped),
+        "--out",
+        str(tmp_path / "cmp.png"),
+        cwd=tmp_path,
+    )
     assert out.returncode == 0, out.stderr
     assert "| 2 | 100% | 50% | 75% | 1.25 | 1.25 |" in out.stdout
     assert "| all | 100.0% | 50.0% | 75.0% | 1.25 | 1.25 |" in out.stdout
@@ -56,10 +90,17 @@ def test_compare_with_original_prints_tables_and_draws_the_figure(tmp_path):
 def test_supervised_ceiling_labels_are_exact():
     sys.path.insert(0, os.path.join(ROOT, "docs"))
     import supervised_ceiling
+
     from Optimal_Solver import get_solver
     from Rubik2x2Env import MOVE_NAMES, SOLVED_STICKERS, apply_moves, parse_moves
 
-    cubes = np.stack([SOLVED_STICKERS, apply_moves(SOLVED_STICKERS, parse_moves("R")), apply_moves(SOLVED_STICKERS, parse_moves("R U"))])
+    cubes = np.stack(
+        [
+            SOLVED_STICKERS,
+            apply_moves(SOLVED_STICKERS, parse_moves("R")),
+            apply_moves(SOLVED_STICKERS, parse_moves("R U")),
+        ]
+    )
     dist, pi = supervised_ceiling.exact_labels(get_solver(), cubes)
     assert dist.tolist() == [0, 1, 2]
     assert np.allclose(pi.sum(axis=1), 1.0)
@@ -70,13 +111,26 @@ def test_supervised_ceiling_labels_are_exact():
 
 @pytest.mark.usefixtures("isolated_solver_cache")
 def test_supervised_ceiling_trains_reports_and_saves(tmp_path):
-    out = run("supervised_ceiling.py", "--steps", "2", "--batch-size", "16", "--test-per-distance", "2", "--log-every", "1",
-              "--save", str(tmp_path / "net.pt"), cwd=tmp_path)
+    out = run(
+        "supervised_ceiling.py",
+        "--steps",
+        "2",
+        "--batch-size",
+        "16",
+        "--test-per-distance",
+        "2",
+        "--log-every",
+        "1",
+        "--save",
+        str(tmp_path / "net.pt"),
+        cwd=tmp_path,
+    )
     assert out.returncode == 0, out.stderr
     rows = [l for l in out.stdout.splitlines() if l.startswith("| ") and l[2].isdigit()]
     assert [r.split(" | ")[0] for r in rows] == ["| 0", "| 1", "| 2"]
     assert all(r.count(" / ") == 14 for r in rows)
     from Policy_Value_Net import load_model
+
     assert load_model(str(tmp_path / "net.pt")).canonical
     missing = run("supervised_ceiling.py", "--init", "nowhere.pt", cwd=tmp_path)
     assert missing.returncode == 2 and "Traceback" not in missing.stderr and "nowhere.pt" in missing.stderr

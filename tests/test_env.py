@@ -262,7 +262,10 @@ def test_as_ascii_layout_of_the_solved_cube():
         ["D", "D"],
     ]
     # U is drawn directly above F, and D directly below it: same columns.
-    cols = {r: [c for (rr, c), ch in sticker_positions(text).items() if rr == r and ch == name] for r, name in ((0, "U"), (1, "U"), (2, "F"), (4, "D"), (5, "D"))}
+    cols = {
+        r: [c for (rr, c), ch in sticker_positions(text).items() if rr == r and ch == name]
+        for r, name in ((0, "U"), (1, "U"), (2, "F"), (4, "D"), (5, "D"))
+    }
     assert cols[0] == cols[1] == cols[2] == cols[4] == cols[5], text
 
 

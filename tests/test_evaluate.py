@@ -28,10 +28,19 @@ if str(REPO) not in sys.path:
 import evaluate  # noqa: E402
 import Optimal_Solver as OS  # noqa: E402
 import Policy_Value_Net  # noqa: E402
+import Run_IO  # noqa: E402
 from Policy_Value_Net import PolicyValueNet  # noqa: E402
 from Rubik2x2Env import SOLVED_STICKERS, apply_moves, batch_scramble, is_solved, parse_moves  # noqa: E402
 
-SCRAMBLE_KEYS = {"scramble_len", "solve_rate", "episodes", "solved", "mean_length", "mean_optimal", "mean_ratio_to_optimal"}
+SCRAMBLE_KEYS = {
+    "scramble_len",
+    "solve_rate",
+    "episodes",
+    "solved",
+    "mean_length",
+    "mean_optimal",
+    "mean_ratio_to_optimal",
+}
 TINY = ["--runs", "2", "--sims", "10", "--max-steps", "4", "--no-progress"]
 
 
@@ -40,13 +49,17 @@ pytestmark = pytest.mark.usefixtures("isolated_solver_cache", "torch_one_thread"
 
 
 def _run_cli(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(REPO / "evaluate.py"), *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, str(REPO / "evaluate.py"), *args], cwd=cwd, capture_output=True, text=True, timeout=120
+    )
 
 
 # --------------------------------------------------------------------------- the API, as main.py uses it
 def test_api_end_to_end_writes_json_and_chart(checkpoints, tmp_path):
     log_dir = tmp_path / "logs"
-    ev = evaluate.ScrambleEvaluator(model_path=str(checkpoints["random"]), device="cpu", n_runs=2, log_dir=str(log_dir), seed=3)
+    ev = evaluate.ScrambleEvaluator(
+        model_path=str(checkpoints["random"]), device="cpu", n_runs=2, log_dir=str(log_dir), seed=3
+    )
     results = ev.evaluate_scramble_range(1, 3, num_simulations=10, max_episode_steps=4)
     assert [r["scramble_len"] for r in results] == [1, 2, 3]
     for r in results:
@@ -54,7 +67,7 @@ def test_api_end_to_end_writes_json_and_chart(checkpoints, tmp_path):
         assert r["episodes"] == 2 and r["solve_rate"] == r["solved"] / 2
     assert json.loads((log_dir / "eval_scramble_result.json").read_text()) == results
 
-    # All lengths were played in one batch, from the scrambles the seed draws.
+    # All lengths were played in one batch, from the scrambles the random seed draws.
     run = ev.last_run
     rng = np.random.default_rng(3)
     expected = np.concatenate([batch_scramble(rng, 2, k)[0] for k in (1, 2, 3)])
@@ -84,7 +97,7 @@ def test_in_memory_model_as_main_py_calls_it(tmp_path):
     assert [r["scramble_len"] for r in results] == [1, 2] and all(0 <= r["solve_rate"] <= 1 for r in results)
     assert model.training, "the caller's train/eval mode must be restored"
     assert Path(ev.plot_scramble_results()).is_file()
-    # A fresh evaluator draws the chart from the saved JSON (the seed's behaviour).
+    # A fresh evaluator draws the chart from the saved JSON (the original's behaviour).
     again = evaluate.ScrambleEvaluator(model=model, n_runs=2, log_dir=str(tmp_path))
     (tmp_path / "eval_bar_chart.png").unlink()
     assert Path(again.plot_scramble_results()).is_file()
@@ -92,7 +105,9 @@ def test_in_memory_model_as_main_py_calls_it(tmp_path):
 
 def test_same_seed_same_results_and_another_seed_other_scrambles(checkpoints, tmp_path):
     def run(seed):
-        ev = evaluate.ScrambleEvaluator(str(checkpoints["random"]), "cpu", n_runs=3, log_dir=str(tmp_path / str(seed)), seed=seed)
+        ev = evaluate.ScrambleEvaluator(
+            str(checkpoints["random"]), "cpu", n_runs=3, log_dir=str(tmp_path / str(seed)), seed=seed
+        )
         return ev.evaluate_scramble_range(4, 5, 10, 3), ev.last_run
 
     (a, run_a), (b, run_b), (_, run_c) = run(7), run(7), run(8)
@@ -116,7 +131,17 @@ def test_summarize_statistics():
 # --------------------------------------------------------------------------- command line: scramble lengths
 def test_cli_default_mode_prints_table_and_writes_files(checkpoints, tmp_path, capsys):
     log_dir = tmp_path / "logs"
-    args = ["--checkpoint", str(checkpoints["random"]), "--max-len", "3", "--log-dir", str(log_dir), "--seed", "5", *TINY]
+    args = [
+        "--checkpoint",
+        str(checkpoints["random"]),
+        "--max-len",
+        "3",
+        "--log-dir",
+        str(log_dir),
+        "--seed",
+        "5",
+        *TINY,
+    ]
     assert evaluate.main(args) == 0
     out = capsys.readouterr().out
     assert f"Loaded model {checkpoints['random']}" in out
@@ -132,7 +157,16 @@ def test_cli_default_mode_prints_table_and_writes_files(checkpoints, tmp_path, c
 # --------------------------------------------------------------------------- command line: true distance
 def test_cli_by_distance(checkpoints, tmp_path, capsys):
     log_dir = tmp_path / "logs"
-    args = ["--checkpoint", str(checkpoints["neutral"]), "--by-distance", "--max-dist", "3", "--log-dir", str(log_dir), *TINY]
+    args = [
+        "--checkpoint",
+        str(checkpoints["neutral"]),
+        "--by-distance",
+        "--max-dist",
+        "3",
+        "--log-dir",
+        str(log_dir),
+        *TINY,
+    ]
     assert evaluate.main(args) == 0
     out = capsys.readouterr().out
     assert "distance" in out and "Overall" in out
@@ -163,7 +197,17 @@ def test_cli_scramble_file(checkpoints, tmp_path, capsys):
     scrambles = tmp_path / "set.txt"
     scrambles.write_text("# a small test set\nR\n\nR U\n   # indented comment\nU U'\nF2 R'\nB\n")
     out_json = tmp_path / "out" / "solutions.json"
-    args = ["--checkpoint", str(checkpoints["neutral"]), "--scrambles", str(scrambles), "--out", str(out_json), "--sims", "30", "--no-progress"]
+    args = [
+        "--checkpoint",
+        str(checkpoints["neutral"]),
+        "--scrambles",
+        str(scrambles),
+        "--out",
+        str(out_json),
+        "--sims",
+        "30",
+        "--no-progress",
+    ]
     assert evaluate.main(args) == 0
     assert "Solved" in capsys.readouterr().out
     records = json.loads(out_json.read_text())
@@ -190,14 +234,24 @@ def test_cli_scramble_file_bad_line_names_it_and_writes_nothing(checkpoints, tmp
     scrambles = tmp_path / "set.txt"
     scrambles.write_text("R U\n# fine\nR X U\nF\n")
     out_json = tmp_path / "solutions.json"
-    assert evaluate.main(["--checkpoint", str(checkpoints["random"]), "--scrambles", str(scrambles), "--out", str(out_json)]) == 2
+    assert (
+        evaluate.main(
+            ["--checkpoint", str(checkpoints["random"]), "--scrambles", str(scrambles), "--out", str(out_json)]
+        )
+        == 2
+    )
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1
     assert "line 3" in err and "'X'" in err
     assert not out_json.exists()
 
     scrambles.write_text("Q\nR\nR W\n")
-    assert evaluate.main(["--checkpoint", str(checkpoints["random"]), "--scrambles", str(scrambles), "--out", str(out_json)]) == 2
+    assert (
+        evaluate.main(
+            ["--checkpoint", str(checkpoints["random"]), "--scrambles", str(scrambles), "--out", str(out_json)]
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert "line 1" in err and "line 3" in err
     assert not out_json.exists()
@@ -224,7 +278,7 @@ def test_missing_model_one_line_exit_2_no_traceback(tmp_path):
 
 def test_no_model_anywhere_says_how_to_train(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(Policy_Value_Net, "PRETRAINED_CHECKPOINT", str(tmp_path / "no" / "pretrained.pt"))
+    monkeypatch.setattr(Run_IO, "PRETRAINED_CHECKPOINT", str(tmp_path / "no" / "pretrained.pt"))
     assert evaluate.main(["--max-len", "1"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "python main.py" in err
@@ -243,9 +297,18 @@ def test_corrupt_checkpoint_exit_2(checkpoints, tmp_path, capsys):
 
 @pytest.mark.parametrize(
     "bad",
-    [["--runs", "0"], ["--sims", "0"], ["--max-steps", "0"], ["--min-len", "5", "--max-len", "2"], ["--min-len", "0"],
-     ["--by-distance", "--max-dist", "15"], ["--out", "x.json"], ["--by-distance", "--scrambles", "f.txt"], ["--runs", "two"],
-     ["--device", "gpu"]],
+    [
+        ["--runs", "0"],
+        ["--sims", "0"],
+        ["--max-steps", "0"],
+        ["--min-len", "5", "--max-len", "2"],
+        ["--min-len", "0"],
+        ["--by-distance", "--max-dist", "15"],
+        ["--out", "x.json"],
+        ["--by-distance", "--scrambles", "f.txt"],
+        ["--runs", "two"],
+        ["--device", "gpu"],
+    ],
 )
 def test_bad_flags_are_argparse_errors(bad, capsys):
     with pytest.raises(SystemExit) as exc:
@@ -257,7 +320,20 @@ def test_bad_flags_are_argparse_errors(bad, capsys):
 def test_help_lists_every_setting(tmp_path):
     proc = _run_cli(["--help"], cwd=tmp_path)
     assert proc.returncode == 0
-    for flag in ("--min-len", "--max-len", "--runs", "--sims", "--max-steps", "--seed", "--device", "--checkpoint", "--log-dir",
-                 "--progress", "--by-distance", "--scrambles", "--out"):
+    for flag in (
+        "--min-len",
+        "--max-len",
+        "--runs",
+        "--sims",
+        "--max-steps",
+        "--seed",
+        "--device",
+        "--checkpoint",
+        "--log-dir",
+        "--progress",
+        "--by-distance",
+        "--scrambles",
+        "--out",
+    ):
         assert flag in proc.stdout
     assert list(tmp_path.iterdir()) == []  # --help writes nothing

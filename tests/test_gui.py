@@ -110,7 +110,7 @@ def status_pixels(app: PyGame.App, color) -> int:
 
 # --------------------------------------------------------------------------- import, flags
 def test_import_opens_no_window_and_loads_nothing():
-    code = "import pygame, PyGame; assert not pygame.display.get_init(); assert pygame.display.get_surface() is None; print('ok')"
+    code = "import pygame, PyGame; assert not pygame.display.get_init(); assert pygame.display.get_surface() is None; print('ok')"  # noqa: E501
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"
@@ -355,6 +355,25 @@ def test_solve_with_mcts_keeps_the_seed_signature(checkpoints):
     assert formula == " ".join(MOVE_NAMES[a] for a in actions)
     assert is_solved(apply_moves(start, actions))
     assert np.array_equal(env.cube, start)  # the caller's env is left alone
+
+
+@pytest.mark.parametrize("scramble", ["R U F' L", "F2 D R'", "U R2 B' L D'", "L' B U2 R"])
+def test_gui_and_test_py_play_the_same_moves(checkpoints, scramble):
+    """One solve path (``Self_Play.greedy_solve``, with the root's move history): the GUI
+    and test.py give the same moves for the same network and cube."""
+    import importlib.util
+
+    from Policy_Value_Net import load_model
+
+    spec = importlib.util.spec_from_file_location("rubik_test_runner_gui", Path(PyGame.__file__).with_name("test.py"))
+    runner = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(runner)
+    model = load_model(str(checkpoints["random"]))  # a random network wanders: many moves, many masks
+    record = runner.run_one_episode(model, "cpu", num_simulations=20, max_steps=12, scramble=scramble, out=None)
+    env = Rubik2x2Env()
+    env.reset(options={"scramble": scramble})
+    actions, _ = PyGame.solve_with_mcts(env, model, "cpu", num_simulations=20, max_steps=12)
+    assert actions == record["actions"]
 
 
 def test_optimal_length_is_shown_when_the_solver_is_there(make_app, monkeypatch):

@@ -25,7 +25,10 @@ class OracleNet(torch.nn.Module):
     def forward(self, x):
         cubes = x.reshape(len(x), 24, 6).argmax(-1).numpy().astype(np.int8)
         dist = self.solver.batch_distance(cubes)
-        kid_dist = np.stack([self.solver.batch_distance(batch_apply_moves(cubes, np.full(len(cubes), a))) for a in range(NUM_ACTIONS)], axis=1)
+        kid_dist = np.stack(
+            [self.solver.batch_distance(batch_apply_moves(cubes, np.full(len(cubes), a))) for a in range(NUM_ACTIONS)],
+            axis=1,
+        )
         logits = np.full((len(x), NUM_ACTIONS), -20.0, dtype=np.float32)
         logits[np.arange(len(x)), (kid_dist < dist[:, None]).argmax(axis=1)] = 20.0
         return torch.from_numpy(logits), torch.from_numpy(1.0 - STEP_COST * dist.astype(np.float32))[:, None]
@@ -174,7 +177,9 @@ def test_soft_policy_targets_share_the_mass_between_equally_good_moves():
     z_hard, pi_hard = lookahead_targets(OracleNet(), cubes)
     z_soft, pi_soft = lookahead_targets(OracleNet(), cubes, policy_temperature=0.5)
     assert np.array_equal(z_hard, z_soft) and pi_soft.sum(axis=1) == pytest.approx(1.0)
-    kids = np.stack([solver.batch_distance(batch_apply_moves(cubes, np.full(len(cubes), a))) for a in range(NUM_ACTIONS)], axis=1)
+    kids = np.stack(
+        [solver.batch_distance(batch_apply_moves(cubes, np.full(len(cubes), a))) for a in range(NUM_ACTIONS)], axis=1
+    )
     closer = kids < 6
     # Every move one closer gets the same share; each of the others e^-4 as much (2 moves worse, T = 0.5).
     share = pi_soft[closer].reshape(-1)

@@ -14,9 +14,29 @@ from main import Curriculum, parse_args, simulations_for, temperature_for
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TINY = [
-    "--episodes-per-iter", "4", "--sims", "8", "8", "8", "--epochs", "1", "--batch-size", "8",
-    "--min-buffer-batches", "1", "--sample-batches", "2", "--max-episode-steps", "4",
-    "--window", "2", "--solve-threshold", "0.0", "--seed", "5", "--no-progress",
+    "--episodes-per-iter",
+    "4",
+    "--sims",
+    "8",
+    "8",
+    "8",
+    "--epochs",
+    "1",
+    "--batch-size",
+    "8",
+    "--min-buffer-batches",
+    "1",
+    "--sample-batches",
+    "2",
+    "--max-episode-steps",
+    "4",
+    "--window",
+    "2",
+    "--solve-threshold",
+    "0.0",
+    "--seed",
+    "5",
+    "--no-progress",
 ]
 
 
@@ -28,13 +48,23 @@ def run_main(tmp_path, *extra, timeout=120):
 # ---------------------------------------------------------------- recipe pieces
 def test_defaults_are_the_seed_recipe():
     a = parse_args([])
-    assert (a.num_iters, a.episodes_per_iter, a.epochs, a.batch_size, a.lr, a.solve_threshold) == (100, 80, 10, 256, 2e-4, 0.9)
+    assert (a.num_iters, a.episodes_per_iter, a.epochs, a.batch_size, a.lr, a.solve_threshold) == (
+        100,
+        80,
+        10,
+        256,
+        2e-4,
+        0.9,
+    )
     assert (a.max_episode_steps, a.buffer_size, a.min_buffer_batches, a.sample_batches) == (40, 100_000, 8, 16)
     assert a.sims == [300, 600, 800] and a.temps == [1.0, 0.7, 0.4, 0.2] and a.c_puct == 1.3
     assert (a.eval_min_len, a.eval_max_len, a.eval_runs, a.eval_sims, a.eval_max_steps) == (1, 20, 100, 1000, 40)
     assert a.start_scramble_len == 3 and a.window == 8 and a.select_mode == "sample"
     assert a.value_target == "episode" and a.targets == "selfplay" and a.value_weight == 1.0  # changes are opt-in
-    assert not (a.double_estimate or a.canonical_orientation or a.canonical_symmetry or a.keep_optimizer) and a.policy_temperature == 0.0
+    assert (
+        not (a.double_estimate or a.canonical_orientation or a.canonical_symmetry or a.keep_optimizer)
+        and a.policy_temperature == 0.0
+    )
 
 
 def test_simulation_and_temperature_schedules():
@@ -79,7 +109,19 @@ def test_bad_flags_exit_2(tmp_path):
 # ---------------------------------------------------------------- end to end
 def test_tiny_run_writes_every_output(tmp_path):
     start = time.time()
-    out = run_main(tmp_path, "--num-iters", "3", "--eval-max-len", "2", "--eval-runs", "2", "--eval-sims", "8", "--eval-max-steps", "3")
+    out = run_main(
+        tmp_path,
+        "--num-iters",
+        "3",
+        "--eval-max-len",
+        "2",
+        "--eval-runs",
+        "2",
+        "--eval-sims",
+        "8",
+        "--eval-max-steps",
+        "3",
+    )
     assert out.returncode == 0, out.stderr
     assert time.time() - start < 60
     lines = [l for l in out.stdout.splitlines() if l.startswith("iter ")]
@@ -90,7 +132,15 @@ def test_tiny_run_writes_every_output(tmp_path):
     assert "policy_head.weight" in state  # a bare state_dict
     assert (tmp_path / "m.train_state.pt").is_file()
     metrics = json.loads((tmp_path / "logs" / "metrics.json").read_text())
-    assert set(metrics) == {"iterations", "losses", "policy_losses", "value_losses", "solve_rates", "scramble_lengths", "num_samples"}
+    assert set(metrics) == {
+        "iterations",
+        "losses",
+        "policy_losses",
+        "value_losses",
+        "solve_rates",
+        "scramble_lengths",
+        "num_samples",
+    }
     assert metrics["iterations"] == [1, 2, 3]
     assert (tmp_path / "logs" / "training_metrics.png").read_bytes()[:4] == b"\x89PNG"
     assert list((tmp_path / "logs" / "tensorboard").glob("events.out.tfevents.*"))
@@ -155,13 +205,27 @@ def test_canonical_symmetry_run_saves_a_marked_checkpoint_and_refuses_the_double
     out = run_main(tmp_path, "--num-iters", "1", "--canonical-symmetry", *look)
     assert out.returncode == 0, out.stderr
     assert "canonical_symmetry" in torch.load(tmp_path / "m.pt", weights_only=True)
-    out = run_main(tmp_path, "--num-iters", "2", "--double-estimate", *look)  # the checkpoint is symmetric: same refusal
+    out = run_main(
+        tmp_path, "--num-iters", "2", "--double-estimate", *look
+    )  # the checkpoint is symmetric: same refusal
     assert out.returncode == 2 and "--double-estimate" in out.stderr
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_signal_saves_state_and_the_next_run_continues(tmp_path, sig):
-    cmd = [sys.executable, "-u", os.path.join(ROOT, "main.py"), "--checkpoint", "m.pt", "--log-dir", "logs", *TINY, "--num-iters", "500", "--skip-eval"]
+    cmd = [
+        sys.executable,
+        "-u",
+        os.path.join(ROOT, "main.py"),
+        "--checkpoint",
+        "m.pt",
+        "--log-dir",
+        "logs",
+        *TINY,
+        "--num-iters",
+        "500",
+        "--skip-eval",
+    ]
     proc = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     seen = []
     for line in proc.stdout:

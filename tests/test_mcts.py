@@ -226,7 +226,7 @@ def test_run_equals_run_batch_of_one_root(model):
     cube = apply_moves(solved_cube(), parse_moves("F R' U L D' B R"))
     mask = legal_action_mask(2, 1)  # as if the last move were R
     mcts = MCTS(None, num_simulations=80, evaluator=CountingEvaluator(model))
-    single = mcts.run(cube, encode_onehot(cube), mask)  # the seed's signature
+    single = mcts.run(cube, encode_onehot(cube), mask)  # the original's signature
     assert single.shape == (NUM_ACTIONS,) and single.dtype == np.float32
     np.testing.assert_array_equal(single, mcts.run_batch(cube.reshape(1, 24), mask[None])[0])
     np.testing.assert_array_equal(single, mcts.run_batch(cube.reshape(1, 6, 2, 2), mask[None])[0])
@@ -286,7 +286,7 @@ def neutral_net() -> PolicyValueNet:
 # Random-weight nets for which the claim holds. An untrained value head is often saturated
 # (values near +1 on most states); then a child with a large prior keeps winning and the
 # solved child may never be tried within 50 simulations -- the reference does exactly the
-# same (e.g. seeds 2, 4, 5 fail the same way), so that is the seed's search, not an engine bug.
+# same (e.g. seeds 2, 4, 5 fail the same way), so that is the original's search, not an engine bug.
 RANDOM_NET_SEEDS = [0, 1, 3]
 
 
@@ -315,4 +315,4 @@ def test_constructor_validation():
     with pytest.raises(ValueError):
         MCTS(None, num_actions=6, evaluator=lambda c: None)
     m = MCTS(PolicyValueNet())
-    assert (m.num_actions, m.c_puct, m.num_simulations) == (12, 1.3, 200)  # the seed's defaults
+    assert (m.num_actions, m.c_puct, m.num_simulations) == (12, 1.3, 200)  # the original's defaults

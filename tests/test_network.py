@@ -1,4 +1,4 @@
-"""PolicyValueNet: the seed's architecture and initialisation, predict, and checkpoint I/O
+"""PolicyValueNet: the original's architecture and initialisation, predict, and checkpoint I/O
 (atomic save, safe and device-independent load, clear errors, where scripts look)."""
 
 from __future__ import annotations
@@ -15,8 +15,10 @@ import torch.nn as nn
 import torch.serialization
 
 import Policy_Value_Net as PVN
-from Policy_Value_Net import CheckpointError, PolicyValueNet, find_checkpoint, load_model, load_state_dict, save_checkpoint
+import Run_IO
+from Policy_Value_Net import CheckpointError, PolicyValueNet, load_model, load_state_dict, save_checkpoint
 from Rubik2x2Env import batch_onehot, batch_scramble, encode_onehot, solved_cube
+from Run_IO import find_checkpoint
 
 pytestmark = pytest.mark.usefixtures("torch_one_thread")
 
@@ -61,8 +63,14 @@ def test_architecture(net):
         assert isinstance(lin, nn.Linear) and (lin.in_features, lin.out_features) == (fan_in, fan_out)
         assert isinstance(norm, nn.LayerNorm) and norm.normalized_shape == (fan_out,) and norm.elementwise_affine
         assert isinstance(act, nn.ReLU)
-    assert isinstance(net.policy_head, nn.Linear) and (net.policy_head.in_features, net.policy_head.out_features) == (128, 12)
-    assert isinstance(net.value_head, nn.Linear) and (net.value_head.in_features, net.value_head.out_features) == (128, 1)
+    assert isinstance(net.policy_head, nn.Linear) and (net.policy_head.in_features, net.policy_head.out_features) == (
+        128,
+        12,
+    )
+    assert isinstance(net.value_head, nn.Linear) and (net.value_head.in_features, net.value_head.out_features) == (
+        128,
+        1,
+    )
 
 
 def test_parameter_count(net):
@@ -331,7 +339,7 @@ def places(tmp_path, monkeypatch, net):
     work.mkdir()
     monkeypatch.chdir(work)
     pretrained = tmp_path / "repo" / "pretrained" / "rubik_policy_value.pt"
-    monkeypatch.setattr(PVN, "PRETRAINED_CHECKPOINT", str(pretrained))
+    monkeypatch.setattr(Run_IO, "PRETRAINED_CHECKPOINT", str(pretrained))
 
     def make(path):
         save_checkpoint(net, str(path))
@@ -400,7 +408,10 @@ def test_canonical_network_gives_every_orientation_the_same_value_and_renamed_po
     with torch.no_grad():
         assert not torch.allclose(plain(torch.from_numpy(batch_onehot(batch_rotate(cubes, rot))))[1], value)
         # ... and agrees with the canonical one on cubes already in canonical orientation.
-        torch.testing.assert_close(plain(torch.from_numpy(batch_onehot(solved_cube()[None])))[1], canon(torch.from_numpy(batch_onehot(solved_cube()[None])))[1])
+        torch.testing.assert_close(
+            plain(torch.from_numpy(batch_onehot(solved_cube()[None])))[1],
+            canon(torch.from_numpy(batch_onehot(solved_cube()[None])))[1],
+        )
 
 
 def test_canonical_network_accepts_inputs_that_are_not_cubes(states):
@@ -427,7 +438,9 @@ def test_plain_weights_start_a_canonical_network(net, tmp_path):
     assert not plain.canonical and load_model(str(tmp_path / "p.pt")).canonical is False
     canon = PVN.model_from_state(load_state_dict(str(tmp_path / "p.pt")), "p.pt", canonical_orientation=True)
     assert canon.canonical
-    assert all(torch.equal(v, net.state_dict()[k]) for k, v in canon.state_dict().items() if k != "canonical_orientation")
+    assert all(
+        torch.equal(v, net.state_dict()[k]) for k, v in canon.state_dict().items() if k != "canonical_orientation"
+    )
 
 
 # --------------------------------------------------------------------------- 48 symmetries
@@ -464,7 +477,9 @@ def test_symmetric_checkpoint_is_marked_and_canonical_weights_start_one(states, 
     sym = PolicyValueNet(canonical_symmetry=True).eval()
     save_checkpoint(sym, str(tmp_path / "s.pt"))
     state = load_state_dict(str(tmp_path / "s.pt"))
-    assert {"canonical_orientation", "canonical_symmetry"} <= set(state) and len(state) == len(PolicyValueNet().state_dict()) + 2
+    assert {"canonical_orientation", "canonical_symmetry"} <= set(state) and len(state) == len(
+        PolicyValueNet().state_dict()
+    ) + 2
     loaded = load_model(str(tmp_path / "s.pt"))
     assert loaded.symmetric and same_weights(loaded, sym)
     torch.testing.assert_close(loaded(torch.from_numpy(states))[1], sym(torch.from_numpy(states))[1])

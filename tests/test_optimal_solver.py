@@ -17,7 +17,15 @@ import numpy as np
 import pytest
 
 import Optimal_Solver as OS
-from Rubik2x2Env import SOLVED_STICKERS, apply_moves, batch_apply_moves, batch_is_solved, batch_scramble, is_solved, parse_moves
+from Rubik2x2Env import (
+    SOLVED_STICKERS,
+    apply_moves,
+    batch_apply_moves,
+    batch_is_solved,
+    batch_scramble,
+    is_solved,
+    parse_moves,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 VECTOR_PATHS = [REPO / "tests" / "vectors" / "cube2x2.json", REPO.parent / "shared" / "vectors" / "cube2x2.json"]
@@ -147,7 +155,13 @@ def test_invalid_cubes_raise(solver):
     mirrored[[b, c]] = solved[[c, b]]
     twisted[[a, b, c]] = solved[[c, a, b]]
     mirrored_home[[home_l, home_b]] = solved[[home_b, home_l]]
-    cases = [(extra_colour, "colour"), (out_of_range, "colour"), (mirrored, "corners"), (twisted, "twisted"), (mirrored_home, "D, L, B")]
+    cases = [
+        (extra_colour, "colour"),
+        (out_of_range, "colour"),
+        (mirrored, "corners"),
+        (twisted, "twisted"),
+        (mirrored_home, "D, L, B"),
+    ]
     for cube, why in cases:
         with pytest.raises(ValueError, match=why):
             solver.distance(cube)
@@ -200,7 +214,9 @@ def test_import_does_no_work_and_writes_nothing(tmp_path):
 
 def run_cli(cache_dir: Path, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, OS.CACHE_ENV: str(cache_dir), "PYTHONPATH": str(REPO)}
-    return subprocess.run([sys.executable, str(REPO / "Optimal_Solver.py"), *args], env=env, capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, str(REPO / "Optimal_Solver.py"), *args], env=env, capture_output=True, text=True
+    )
 
 
 def test_cli(solver, cache_dir):

@@ -21,7 +21,9 @@ def rounded_evaluators(seed=0):
     def batch(cubes):
         with torch.no_grad():
             logits, v = net(torch.from_numpy(batch_onehot(cubes)).double())
-        return np.round(torch.softmax(logits, -1).numpy(), 6).astype(np.float32), np.round(v.numpy().reshape(-1), 6).astype(np.float32)
+        return np.round(torch.softmax(logits, -1).numpy(), 6).astype(np.float32), np.round(
+            v.numpy().reshape(-1), 6
+        ).astype(np.float32)
 
     def one(cube, obs=None):
         p, v = batch(np.asarray(cube).reshape(1, 24))
@@ -31,7 +33,7 @@ def rounded_evaluators(seed=0):
 
 
 def reference_dataset(start_cubes, evaluate_one, sims, max_steps):
-    """Episodes one at a time, env + plain search + greedy pick, as the seed plays them."""
+    """Episodes one at a time, env + plain search + greedy pick, as the original plays them."""
     search = ReferenceMCTS(evaluate_one, num_simulations=sims)
     env = Rubik2x2Env(max_steps=max_steps)
     data, solved = [], []
@@ -88,7 +90,9 @@ def test_targets_pi_and_z():
 
 def test_dataset_values_follow_episode_outcome():
     torch.manual_seed(0)
-    data, rate, res = generate_self_play_data(PolicyValueNet(), 6, 3, 50, 1, "greedy", 1.0, rng=np.random.default_rng(0), return_results=True)
+    data, rate, res = generate_self_play_data(
+        PolicyValueNet(), 6, 3, 50, 1, "greedy", 1.0, rng=np.random.default_rng(0), return_results=True
+    )
     assert rate == 1.0  # one-move scrambles: solved with the first move
     assert len(data) == 6 and all(z == pytest.approx(0.97) for _, _, z in data)
     for obs, pi, _ in data:

@@ -1,4 +1,4 @@
-"""test.py, the single-episode runner: the seed's text output (start cube, then "Step k: move
+"""test.py, the single-episode runner: the original's text output (start cube, then "Step k: move
 NAME (index I)" and the cube after each move, then the outcome), --json, explicit scrambles,
 reproducible seeds, errors, and agreement with evaluate.py's batched episodes.
 
@@ -47,9 +47,23 @@ def _run_main(args: list[str], capsys) -> tuple[int, str, str]:
     return code, captured.out, captured.err
 
 
-# --------------------------------------------------------------------------- the seed's text output
+# --------------------------------------------------------------------------- the original's text output
 def test_text_output_has_the_seed_structure(checkpoints, capsys):
-    code, out, _ = _run_main(["--checkpoint", str(checkpoints["random"]), "--seed", "11", "--scramble-len", "4", "--sims", "20", "--max-steps", "5"], capsys)
+    code, out, _ = _run_main(
+        [
+            "--checkpoint",
+            str(checkpoints["random"]),
+            "--seed",
+            "11",
+            "--scramble-len",
+            "4",
+            "--sims",
+            "20",
+            "--max-steps",
+            "5",
+        ],
+        capsys,
+    )
     assert code == 0
     lines = out.splitlines()
     assert lines[0].startswith(f"Loaded model {checkpoints['random']}") and "seed 11" in lines[0]
@@ -78,7 +92,10 @@ def test_text_output_has_the_seed_structure(checkpoints, capsys):
 
 
 def test_json_output_is_one_object_that_replays(checkpoints, capsys):
-    code, out, _ = _run_main(["--checkpoint", str(checkpoints["random"]), "--seed", "2", "--sims", "20", "--max-steps", "6", "--json"], capsys)
+    code, out, _ = _run_main(
+        ["--checkpoint", str(checkpoints["random"]), "--seed", "2", "--sims", "20", "--max-steps", "6", "--json"],
+        capsys,
+    )
     assert code == 0
     record = json.loads(out)  # the whole stdout is one JSON object
     assert {"scramble", "solution", "solved", "length", "optimal", "checkpoint", "seed"} <= set(record)
@@ -93,7 +110,9 @@ def test_json_output_is_one_object_that_replays(checkpoints, capsys):
 
 
 def test_explicit_one_move_scramble_is_solved(checkpoints, capsys):
-    code, out, _ = _run_main(["--checkpoint", str(checkpoints["neutral"]), "--scramble", "R", "--sims", "50", "--json"], capsys)
+    code, out, _ = _run_main(
+        ["--checkpoint", str(checkpoints["neutral"]), "--scramble", "R", "--sims", "50", "--json"], capsys
+    )
     assert code == 0
     record = json.loads(out)
     assert record["scramble"] == "R" and record["solved"] and record["length"] == 1 and record["optimal"] == 1
@@ -102,7 +121,18 @@ def test_explicit_one_move_scramble_is_solved(checkpoints, capsys):
 
 
 def test_same_seed_same_output(checkpoints, capsys):
-    args = ["--checkpoint", str(checkpoints["random"]), "--seed", "5", "--scramble-len", "6", "--sims", "15", "--max-steps", "4"]
+    args = [
+        "--checkpoint",
+        str(checkpoints["random"]),
+        "--seed",
+        "5",
+        "--scramble-len",
+        "6",
+        "--sims",
+        "15",
+        "--max-steps",
+        "4",
+    ]
     first, second = _run_main(args, capsys), _run_main(args, capsys)
     assert first == second and first[0] == 0
     other = _run_main([*args[:3], "6", *args[4:]], capsys)
@@ -131,7 +161,13 @@ def test_scramble_len_zero_is_already_solved(checkpoints):
 
 # --------------------------------------------------------------------------- errors
 def test_missing_model_one_line_exit_2_no_traceback(tmp_path):
-    proc = subprocess.run([sys.executable, str(REPO / "test.py"), "--checkpoint", "nowhere.pt"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "test.py"), "--checkpoint", "nowhere.pt"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
     lines = proc.stderr.strip().splitlines()
@@ -148,7 +184,17 @@ def test_corrupt_checkpoint_exit_2(checkpoints, capsys):
     assert len(err.strip().splitlines()) == 1 and "corrupt" in err
 
 
-@pytest.mark.parametrize("bad", [["--scramble", "R X"], ["--sims", "0"], ["--max-steps", "0"], ["--scramble-len", "-1"], ["--seed", "x"], ["--device", "gpu"]])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        ["--scramble", "R X"],
+        ["--sims", "0"],
+        ["--max-steps", "0"],
+        ["--scramble-len", "-1"],
+        ["--seed", "x"],
+        ["--device", "gpu"],
+    ],
+)
 def test_bad_flags_are_argparse_errors(bad, capsys):
     with pytest.raises(SystemExit) as exc:
         runner.parse_args(bad)
@@ -159,8 +205,19 @@ def test_bad_flags_are_argparse_errors(bad, capsys):
 def test_a_reader_that_stops_early_is_no_error(tmp_path, checkpoints):
     # `python test.py | head -2`: the pipe closes while the episode is still being printed.
     proc = subprocess.Popen(
-        [sys.executable, str(REPO / "test.py"), "--checkpoint", str(checkpoints["neutral"]), "--scramble", "R U F' D", "--sims", "5"],
-        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        [
+            sys.executable,
+            str(REPO / "test.py"),
+            "--checkpoint",
+            str(checkpoints["neutral"]),
+            "--scramble",
+            "R U F' D",
+            "--sims",
+            "5",
+        ],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
     proc.stdout.readline()
     proc.stdout.close()
@@ -169,19 +226,32 @@ def test_a_reader_that_stops_early_is_no_error(tmp_path, checkpoints):
 
 
 def test_help_and_imports_have_no_side_effects(tmp_path):
-    proc = subprocess.run([sys.executable, str(REPO / "test.py"), "--help"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "test.py"), "--help"], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == 0
-    for flag in ("--scramble-len", "--scramble", "--sims", "--max-steps", "--seed", "--checkpoint", "--device", "--json"):
+    for flag in (
+        "--scramble-len",
+        "--scramble",
+        "--sims",
+        "--max-steps",
+        "--seed",
+        "--checkpoint",
+        "--device",
+        "--json",
+    ):
         assert flag in proc.stdout
     # Importing both scripts prints nothing, writes nothing and sets no environment variable.
     code = (
         # gymnasium itself sets PYGAME_HIDE_SUPPORT_PROMPT on import: compare after it.
-        "import os, sys, gymnasium; before = dict(os.environ); sys.path.insert(0, sys.argv[1]); import importlib.util as u\n"
+        "import os, sys, gymnasium; before = dict(os.environ); sys.path.insert(0, sys.argv[1]); import importlib.util as u\n"  # noqa: E501
         "for name in ('evaluate', 'test'):\n"
-        "    s = u.spec_from_file_location('m_' + name, os.path.join(sys.argv[1], name + '.py')); s.loader.exec_module(u.module_from_spec(s))\n"
+        "    s = u.spec_from_file_location('m_' + name, os.path.join(sys.argv[1], name + '.py')); s.loader.exec_module(u.module_from_spec(s))\n"  # noqa: E501
         "assert dict(os.environ) == before"
     )
-    env_proc = subprocess.run([sys.executable, "-c", code, str(REPO)], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    env_proc = subprocess.run(
+        [sys.executable, "-c", code, str(REPO)], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
     assert env_proc.returncode == 0, env_proc.stderr
     assert env_proc.stdout == ""
     assert list(tmp_path.iterdir()) == []

@@ -1,0 +1,87 @@
+"""Run I/O without torch: atomic file writes with ordinary permissions, JSON, and where
+scripts find the model file.
+
+Every file a run writes (checkpoints, training state, JSON results, charts, the optimal
+solver's table) goes through ``atomic_write``: a crash at any point leaves either the old
+file or the new one, never half of one. The file gets the permissions ``open()`` would give
+it (``0o666`` less the umask), not the private ``0o600`` of a temporary file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from typing import IO, Any, Callable
+
+DEFAULT_CHECKPOINT = "rubik_policy_value.pt"  # what main.py writes, in the working folder
+PRETRAINED_CHECKPOINT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pretrained", DEFAULT_CHECKPOINT)
+
+
+class CheckpointError(Exception):
+    """A checkpoint is missing, unreadable, or does not fit the network. The message is one sentence."""
+
+
+def _file_mode() -> int:
+    """``0o666`` less the process umask: what a plain ``open(path, "w")`` would create."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+FILE_MODE = _file_mode()
+
+
+def atomic_write(path: str | os.PathLike, write_fn: Callable[[IO], Any], mode: str = "wb") -> None:
+    """Write through ``write_fn(file)`` to a temp file beside ``path``, then ``os.replace``."""
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=os.path.basename(path))
+    try:
+        os.chmod(tmp, FILE_MODE)  # mkstemp makes it private; results are ordinary files
+        with os.fdopen(fd, mode) as f:
+            write_fn(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def write_json(path: str | os.PathLike, data) -> None:
+    """``data`` as indented JSON, written atomically: readers never see half a file."""
+    atomic_write(path, lambda f: f.write(json.dumps(data, indent=2).encode()), mode="wb")
+
+
+def read_json(path: str | os.PathLike):
+    """The JSON value stored at ``path``."""
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def short_path(path: str) -> str:
+    """``path`` relative to the working folder when it lies inside it (what scripts print)."""
+    rel = os.path.relpath(path)
+    return path if rel.startswith(os.pardir) else rel
+
+
+def find_checkpoint(explicit: str | None = None) -> str:
+    """The model file scripts use: ``explicit`` if given, else ``./rubik_policy_value.pt``,
+    else the shipped ``pretrained/rubik_policy_value.pt``. Raises CheckpointError if none exists."""
+    if explicit:
+        if not os.path.isfile(explicit):
+            raise CheckpointError(
+                f"checkpoint '{explicit}' does not exist; train a model with 'python main.py' "
+                f"(it writes ./{DEFAULT_CHECKPOINT}) or pass an existing --checkpoint."
+            )
+        return explicit
+    for candidate in (DEFAULT_CHECKPOINT, PRETRAINED_CHECKPOINT):
+        if os.path.isfile(candidate):
+            return short_path(candidate)
+    raise CheckpointError(
+        f"no model found: neither ./{DEFAULT_CHECKPOINT} nor {os.path.relpath(PRETRAINED_CHECKPOINT)} exists; "
+        "train one with 'python main.py' or pass --checkpoint PATH."
+    )
