@@ -107,8 +107,13 @@ def _softmax(x: np.ndarray) -> np.ndarray:
 
 
 def transformed_q(
-    visits: np.ndarray, value_sums: np.ndarray, probs: np.ndarray, raw_value: np.ndarray, legal: np.ndarray,
-    c_visit: float = C_VISIT, c_scale: float = C_SCALE,
+    visits: np.ndarray,
+    value_sums: np.ndarray,
+    probs: np.ndarray,
+    raw_value: np.ndarray,
+    legal: np.ndarray,
+    c_visit: float = C_VISIT,
+    c_scale: float = C_SCALE,
 ) -> np.ndarray:
     """``[k, 12]`` sigma(q_hat) of k nodes: completed Q (v_mix for unvisited actions) rescaled to
     [0, 1] over the legal actions, times ``(c_visit + max N) * c_scale``.
@@ -205,9 +210,12 @@ class GumbelMCTS:
             gumbel = self.gumbel_scale * rng.gumbel(size=(batch, NUM_ACTIONS))
         gumbel = np.asarray(gumbel, dtype=np.float64).reshape(batch, NUM_ACTIONS)
         result = GumbelResult(
-            action=np.full(batch, NO_ACTION, np.int64), policy=np.zeros((batch, NUM_ACTIONS), np.float32),
-            value=np.ones(batch, np.float32), visits=np.zeros((batch, NUM_ACTIONS), np.float32),
-            q_values=np.zeros((batch, NUM_ACTIONS)), gumbel=gumbel,
+            action=np.full(batch, NO_ACTION, np.int64),
+            policy=np.zeros((batch, NUM_ACTIONS), np.float32),
+            value=np.ones(batch, np.float32),
+            visits=np.zeros((batch, NUM_ACTIONS), np.float32),
+            q_values=np.zeros((batch, NUM_ACTIONS)),
+            gumbel=gumbel,
         )
         todo = np.flatnonzero(~batch_is_solved(cubes))  # [B'] the roots searched
         if len(todo) == 0:
@@ -344,11 +352,20 @@ def play_gumbel_episodes(
     """
     rng = np.random.default_rng() if rng is None else rng
     if search is None:
-        model, evaluator = (model_or_evaluator, None) if isinstance(model_or_evaluator, torch.nn.Module) else (
-            None, model_or_evaluator)
+        model, evaluator = (
+            (model_or_evaluator, None)
+            if isinstance(model_or_evaluator, torch.nn.Module)
+            else (None, model_or_evaluator)
+        )
         search = GumbelMCTS(
-            model, num_simulations, max_considered, gumbel_scale, step_reward=step_reward, device=device,
-            evaluator=evaluator, use_cache=use_cache,
+            model,
+            num_simulations,
+            max_considered,
+            gumbel_scale,
+            step_reward=step_reward,
+            device=device,
+            evaluator=evaluator,
+            use_cache=use_cache,
         )
     cubes = np.asarray(start_cubes).reshape(-1, NUM_STICKERS).astype(np.int8)
     n_episodes = len(cubes)

@@ -719,7 +719,8 @@ def add_solver_arguments(parser: argparse.ArgumentParser) -> argparse._ArgumentG
         "--solver",
         choices=SOLVER_NAMES,
         default="mcts",
-        help="how cubes are solved: mcts (the original), greedy (value, one move ahead), beam, astar (DeepCubeA), bestfirst (seed 003, no network)",
+        help="how cubes are solved: mcts (the original), greedy (value, one move ahead), beam, "
+        "astar (DeepCubeA), bestfirst (seed 003, no network)",
     )
     g.add_argument(
         "--beam-width", type=_positive_int, default=d.beam_width, help="states kept per depth by --solver beam"

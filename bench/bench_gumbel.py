@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import argparse
 
-import common  # noqa: F401  (import paths)
 import numpy as np
-from common import random_net, timed
 
+import common  # noqa: F401  (import paths)
+from common import random_net, timed
 from Gumbel_MCTS import GumbelMCTS
 from MCTS_Core import MCTS
 from Rubik2x2Env import batch_scramble

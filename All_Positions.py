@@ -1,0 +1,212 @@
+"""Every one of the 3,674,160 positions, played by the greedy solver at table speed
+(``evaluate.py --all-positions``).
+
+The greedy solver plays, from each cube, the legal move whose child the network values
+most (a solved child is worth 1). Played on all positions one network call per child,
+that is about 500 million evaluations; but a network that canonicalises orientations
+(``PolicyValueNet(canonical_orientation=True)`` or ``canonical_symmetry=True``) gives every
+orientation of a position the same value, so one evaluation per position is enough: the
+values go into a table indexed like ``Optimal_Solver`` (D-L-B corner home) and the games are
+played by table lookups.
+
+The games themselves are played in the solver's frame, so that the move names and the
+action mask (no inverse of the last move, no third turn of a face) are exactly the
+solver's. A cube in that frame is kept as ``(index, rotation)``: the position's index and
+the whole-cube rotation that turns its D-L-B-home cube into the cube on the table
+(``batch_rotate(cube_at(index), rotation)``). A move ``a`` on such a cube is a U, R or F
+turn ``c`` of the D-L-B-home cube followed by a new rotation (an L turn is an R turn of the
+position, seen from a turned cube); ``_frame_tables`` finds ``c`` and the new rotation for
+every (rotation, move) by trying them all, and the tests check the walk against the sticker
+model.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from Optimal_Solver import NUM_ORIS, NUM_STATES, _cubes_at, _model
+from Rubik2x2Env import (
+    MOVE_PERMS,
+    NO_ACTION,
+    NUM_ACTIONS,
+    ROTATION_PERMS,
+    batch_apply_moves,
+    batch_rotate,
+    legal_action_mask,
+    next_face_count,
+)
+
+STEP_COST = 0.03  # the value scale: a cube d moves from solved is worth 1 - 0.03 d
+SOLVED_INDEX = 0
+_CHUNK = 1 << 18  # positions per vectorised step (bounds the (chunk, 12) temporaries)
+
+
+def cubes_at(index: np.ndarray) -> np.ndarray:
+    """``(n,)`` position indices -> ``(n, 24)`` int8 cubes with the D-L-B corner home."""
+    return _cubes_at(np.asarray(index, dtype=np.int64))
+
+
+def value_as_moves(values: np.ndarray) -> np.ndarray:
+    """The network's value read as moves to solved: ``(1 - v) / 0.03``."""
+    return (1.0 - np.asarray(values, dtype=np.float64)) / STEP_COST
+
+
+@functools.cache
+def _index_moves() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The 6 U, R, F quarter turns as index maps: ``actions (6,)``, the new perm coordinate
+    ``(6, 5040)`` and the new twist coordinate ``(6, 729)`` after each."""
+    m = _model()
+    actions, perm_moves, ori_moves = [], [], []
+    for face in range(3):  # U, R, F, as in Optimal_Solver's tables (clockwise)
+        pm, om = m.perm_move[face], m.ori_move[face]
+        for turns, action in ((1, 2 * face), (3, 2 * face + 1)):  # actions 0-5 are U U' R R' F F'
+            p, o = np.arange(len(pm)), np.arange(len(om))
+            for _ in range(turns):
+                p, o = pm[p], om[o]
+            actions.append(action)
+            perm_moves.append(p)
+            ori_moves.append(o)
+    return np.array(actions), np.stack(perm_moves), np.stack(ori_moves)
+
+
+@functools.cache
+def _frame_tables() -> tuple[np.ndarray, np.ndarray]:
+    """``turn (24, 12)`` and ``new_rotation (24, 12)``: move ``a`` on
+    ``batch_rotate(X, r)`` gives ``batch_rotate(apply(X, U/R/F turn number turn[r, a]), new_rotation[r, a])``
+    for every D-L-B-home cube ``X``."""
+    actions, _, _ = _index_moves()
+    probe = cubes_at(np.random.default_rng(0).integers(1, NUM_STATES, 8))
+    turn = np.full((len(ROTATION_PERMS), NUM_ACTIONS), -1)
+    new_rotation = np.full_like(turn, -1)
+    rotated = [
+        [
+            batch_rotate(batch_apply_moves(probe, np.full(len(probe), c)), np.full(len(probe), q))
+            for q in range(len(ROTATION_PERMS))
+        ]
+        for c in actions
+    ]
+    for r in range(len(ROTATION_PERMS)):
+        on_table = batch_rotate(probe, np.full(len(probe), r))
+        for a in range(NUM_ACTIONS):
+            target = on_table[:, MOVE_PERMS[a]]
+            for k in range(len(actions)):
+                for q in range(len(ROTATION_PERMS)):
+                    if np.array_equal(rotated[k][q], target):
+                        turn[r, a], new_rotation[r, a] = k, q
+    assert (turn >= 0).all(), "every move must be a U, R or F turn of the D-L-B-home cube in some frame"
+    return turn, new_rotation
+
+
+def step(index: np.ndarray, rotation: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Play ``actions`` on the cubes ``(index, rotation)``; returns the new pairs."""
+    turn, new_rotation = _frame_tables()
+    _, perm_moves, ori_moves = _index_moves()
+    k = turn[rotation, actions]
+    perm, ori = np.divmod(index, NUM_ORIS)
+    return perm_moves[k, perm] * NUM_ORIS + ori_moves[k, ori], new_rotation[rotation, actions]
+
+
+def children(index: np.ndarray, rotation: np.ndarray) -> np.ndarray:
+    """``(n, 12)`` position index after each move of each cube."""
+    n = len(index)
+    kids, _ = step(np.repeat(index, NUM_ACTIONS), np.repeat(rotation, NUM_ACTIONS), np.tile(np.arange(NUM_ACTIONS), n))
+    return kids.reshape(n, NUM_ACTIONS)
+
+
+def greedy_all(
+    values, start: np.ndarray | None = None, max_moves: int = 40, record_moves: bool = False
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Play the greedy solver from the D-L-B-home cube of every position in ``start``
+    (default: all), reading each child's value from ``values``: a ``(NUM_STATES,)`` table, or
+    a function of an index array. A solved child is always played, as ``Solvers.greedy``
+    does (the network's value of the solved cube is never trusted).
+
+    Returns ``solved (n,) bool``, ``length (n,)`` (moves played; ``max_moves`` when unsolved)
+    and, with ``record_moves``, ``moves (n, max_moves)`` (-1 after the end).
+    """
+    value_of = values if callable(values) else np.asarray(values, dtype=np.float64).__getitem__
+    start = np.arange(NUM_STATES) if start is None else np.asarray(start, dtype=np.int64)
+    n = len(start)
+    solved = start == SOLVED_INDEX
+    length = np.zeros(n, dtype=np.int64)
+    moves = np.full((n, max_moves), -1, dtype=np.int8) if record_moves else None
+    for lo in range(0, n, _CHUNK):
+        rows = np.arange(lo, min(lo + _CHUNK, n))
+        index = start[rows].copy()
+        rotation = np.zeros(len(rows), dtype=np.int64)
+        last = np.full(len(rows), NO_ACTION, dtype=np.intp)
+        count = np.zeros(len(rows), dtype=np.intp)
+        active = np.flatnonzero(~solved[rows])
+        for t in range(max_moves):
+            if len(active) == 0:
+                break
+            kids = children(index[active], rotation[active])
+            child_values = np.where(kids == SOLVED_INDEX, np.inf, value_of(kids))
+            child_values[~legal_action_mask(last[active], count[active])] = -np.inf
+            action = child_values.argmax(axis=1)  # the lowest index among equals, as the solver
+            index[active], rotation[active] = step(index[active], rotation[active], action)
+            count[active] = next_face_count(last[active], count[active], action)
+            last[active] = action
+            if moves is not None:
+                moves[rows[active], t] = action
+            length[rows[active]] += 1
+            done = index[active] == SOLVED_INDEX
+            solved[rows[active[done]]] = True
+            active = active[~done]
+    return solved, length, moves
+
+
+def report_by_distance(
+    distance: np.ndarray, solved: np.ndarray, length: np.ndarray, values: np.ndarray | None = None
+) -> list[dict]:
+    """Per true distance: positions, solved, solve rate, mean moves/optimal over the solved
+    ones, and (with the values of the same positions) the value read as moves: mean, largest
+    error and the share within half a move of the true distance."""
+    rows = []
+    for d in np.unique(distance):
+        at = distance == d
+        row = {
+            "distance": int(d),
+            "positions": int(at.sum()),
+            "solved": int(solved[at].sum()),
+            "solve_rate": float(solved[at].mean()),
+        }
+        ok = at & solved & (distance > 0)
+        row["mean_ratio_to_optimal"] = round(float((length[ok] / distance[ok]).mean()), 4) if ok.any() else None
+        if values is not None and d > 0:
+            error = value_as_moves(values[at]) - d
+            row.update(
+                value_moves_mean=round(float(d + error.mean()), 4),
+                value_max_error=round(float(np.abs(error).max()), 4),
+                value_within_half_move=round(float((np.abs(error) <= 0.5).mean()), 6),
+            )
+        rows.append(row)
+    return rows
+
+
+def network_value_table(model, device=None, batch: int = 16384, progress: bool = False, index=None) -> np.ndarray:
+    """``(NUM_STATES,)`` float64: the network's value of every position's D-L-B-home cube,
+    read once each (only the positions ``index``, when given; the rest NaN). Only an
+    orientation-invariant network (``model.canonical``) gives the value the solver sees in
+    every frame; the caller checks that."""
+    import torch
+    from tqdm.auto import tqdm
+
+    from Rubik2x2Env import batch_onehot
+
+    device = device if device is not None else next(model.parameters()).device
+    values = np.full(NUM_STATES, np.nan)
+    todo = np.arange(NUM_STATES) if index is None else np.unique(np.asarray(index, dtype=np.int64))
+    was_training = model.training
+    model.eval()
+    try:
+        with torch.no_grad():
+            for lo in tqdm(range(0, len(todo), batch), desc="values", unit="batch", disable=not progress, leave=False):
+                part = todo[lo : lo + batch]
+                x = torch.from_numpy(batch_onehot(cubes_at(part))).to(device)
+                values[part] = model(x)[1].squeeze(-1).double().cpu().numpy()
+    finally:
+        model.train(was_training)
+    return values

@@ -1,0 +1,80 @@
+"""The exhaustive greedy evaluation (All_Positions.py): the frame walk against the sticker
+model, optimal play with exact values, and the same moves as Solvers.greedy."""
+
+import numpy as np
+import torch
+
+import All_Positions as ap
+from Optimal_Solver import EXPECTED_COUNTS, NUM_STATES, get_solver
+from Policy_Value_Net import PolicyValueNet
+from Rubik2x2Env import batch_apply_moves, batch_rotate
+from Solvers import greedy_batch, network_fns
+
+
+def test_frame_walk_follows_the_sticker_model():
+    rng = np.random.default_rng(1)
+    index = rng.integers(0, NUM_STATES, 500)
+    rotation = np.zeros(500, dtype=np.int64)
+    cubes = ap.cubes_at(index)
+    for _ in range(25):
+        actions = rng.integers(0, 12, 500)
+        cubes = batch_apply_moves(cubes, actions)
+        index, rotation = ap.step(index, rotation, actions)
+        assert (batch_rotate(ap.cubes_at(index), rotation) == cubes).all()
+
+
+def test_children_are_the_positions_after_each_move():
+    solver = get_solver()
+    index = np.random.default_rng(2).integers(0, NUM_STATES, 200)
+    kids = ap.children(index, np.zeros(200, dtype=np.int64))
+    cubes = ap.cubes_at(index)
+    for a in range(12):
+        assert (solver.index(batch_apply_moves(cubes, np.full(200, a))) == kids[:, a]).all()
+
+
+def test_exact_values_solve_a_slice_optimally():
+    solver = get_solver()
+    distance = solver.table.astype(np.int64)
+    start = np.random.default_rng(3).integers(0, NUM_STATES, 20_000)
+    solved, length, _ = ap.greedy_all(1.0 - 0.03 * distance, start)
+    assert solved.all()
+    assert (length == distance[start]).all()
+    rows = ap.report_by_distance(distance[start], solved, length, (1.0 - 0.03 * distance)[start])
+    assert all(r["solve_rate"] == 1.0 for r in rows)
+    assert all(r["mean_ratio_to_optimal"] in (None, 1.0) for r in rows)
+    assert all(r.get("value_within_half_move", 1.0) == 1.0 for r in rows)
+
+
+def test_a_wrong_table_is_reported_unsolved():
+    start = np.arange(1, 500)
+    solved, length, _ = ap.greedy_all(np.zeros(NUM_STATES), start, max_moves=3)
+    dist = get_solver().table[start]
+    assert not solved[dist > 3].any()
+    assert (length[~solved] == 3).all()
+
+
+def test_same_moves_as_the_greedy_solver():
+    # A value per position (not per orientation), as an orientation-invariant network gives,
+    # but without float noise between batches, so that ties between two moves that reach the
+    # same position (U' and D', say) are exact in both paths and go to the lower action.
+    solver = get_solver()
+    table = np.random.default_rng(5).random(NUM_STATES)
+    start = np.random.default_rng(4).integers(0, NUM_STATES, 2000)
+    solved, length, moves = ap.greedy_all(table, start, max_moves=12, record_moves=True)
+    ref_moves, ref_len, ref_solved, _ = greedy_batch(ap.cubes_at(start), lambda c: table[solver.index(c)], max_moves=12)
+    assert (solved == ref_solved).all()
+    assert (length == ref_len).all()
+    assert (moves == ref_moves).all()
+
+
+def test_network_table_matches_the_network():
+    torch.manual_seed(0)
+    model = PolicyValueNet(canonical_orientation=True)
+    value_fn, _ = network_fns(model)
+    index = np.random.default_rng(6).integers(0, NUM_STATES, 50)
+    table = ap.network_value_table(model, index=index)
+    assert np.allclose(table[index], value_fn(ap.cubes_at(index)), atol=1e-6)
+
+
+def test_distance_counts_are_complete():
+    assert sum(EXPECTED_COUNTS) == NUM_STATES
