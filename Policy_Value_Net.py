@@ -96,13 +96,19 @@ class PolicyValueNet(nn.Module):
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """``x (B, 144)`` -> policy logits ``(B, 12)`` and value ``(B, 1)`` in [-1, 1]."""
+        logits, value_logit = self.forward_logits(x)
+        return logits, torch.tanh(value_logit)
+
+    def forward_logits(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """As ``forward``, but the value before its tanh, ``(B, 1)``: a loss on it keeps a
+        gradient where the tanh is saturated (``main.py --value-loss logit``)."""
         if self.canonical:
             x, move_map = self._canonicalise(x)
         h = self.body(x)
         logits = self.policy_head(h)
         if self.canonical:
             logits = logits.gather(1, move_map)
-        return logits, torch.tanh(self.value_head(h))
+        return logits, self.value_head(h)
 
     def _canonicalise(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Each one-hot cube of ``x`` in its canonical orientation, and per cube the

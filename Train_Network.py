@@ -9,16 +9,30 @@ from tqdm.auto import tqdm
 
 VALUE_WEIGHT = 1.0
 POLICY_WEIGHT = 1.2
+VALUE_LOSSES = ("mse", "logit")  # main.py --value-loss
+_ATANH_CLIP = 0.999  # targets of +-1 (a solved cube) have an infinite logit
 
 
-def alphazero_loss(policy_logits, value_pred, target_pi, target_v, value_weight: float = VALUE_WEIGHT):
+def alphazero_loss(
+    policy_logits, value_pred, target_pi, target_v, value_weight: float = VALUE_WEIGHT, value_loss: str = "mse"
+):
     """``1.0 * MSE(v, z) + 1.2 * CE(pi, softmax(logits))``; returns (loss, policy_loss, value_loss).
 
     ``value_weight`` replaces the 1.0 (``main.py --value-weight``): values one move apart
     differ by only 0.03, so an error of a whole move costs 0.0009 in the MSE.
+    ``value_loss="logit"`` (``main.py --value-loss logit``): ``value_pred`` is the value
+    before its tanh (``PolicyValueNet.forward_logits``) and the loss is
+    ``((1 - z^2) (u - atanh z))^2``, the squared error in value units to first order around
+    the target. Unlike the MSE after the tanh it keeps its gradient when the tanh saturates:
+    measured, a few Adam steps from scratch pushed every value to 1.0, where the MSE's
+    gradient vanishes and training stalled for good.
     """
     value_pred = value_pred.squeeze(-1)
-    value_loss = F.mse_loss(value_pred, target_v)
+    if value_loss == "logit":
+        target = target_v.clamp(-_ATANH_CLIP, _ATANH_CLIP)
+        value_loss = ((1 - target**2) * (value_pred - torch.atanh(target))).pow(2).mean()
+    else:
+        value_loss = F.mse_loss(value_pred, target_v)
     log_prob = F.log_softmax(policy_logits, dim=-1)
     policy_loss = -(target_pi * log_prob).sum(dim=-1).mean()
     loss = value_weight * value_loss + POLICY_WEIGHT * policy_loss
@@ -48,13 +62,15 @@ def train_on_selfplay_data(
     verbose: bool = False,
     value_weight: float = VALUE_WEIGHT,
     optimizer: torch.optim.Optimizer | None = None,
+    value_loss: str = "mse",
 ):
     """Train ``model`` on ``dataset`` for ``epochs`` shuffled passes of ``batch_size``.
 
     As the original, a new Adam optimizer is made on every call, unless ``optimizer`` (an Adam
     over ``model``'s parameters kept between calls, ``main.py --keep-optimizer``) is given;
     its learning rate is set to ``lr``. Returns ``(model, loss, policy_loss, value_loss)``:
-    the means over the last epoch. ``seed`` fixes the shuffling.
+    the means over the last epoch. ``seed`` fixes the shuffling. ``value_loss`` as in
+    ``alphazero_loss``.
     """
     if len(dataset) == 0:
         raise ValueError("cannot train on an empty dataset")
@@ -65,6 +81,7 @@ def train_on_selfplay_data(
     for group in optimizer.param_groups:
         group["lr"] = lr
     generator = torch.Generator().manual_seed(seed) if seed is not None else None
+    forward = model.forward_logits if value_loss == "logit" else model
     model.train()
     n = len(states)
     bar = tqdm(
@@ -79,12 +96,12 @@ def train_on_selfplay_data(
         sums = torch.zeros(3, device=device)
         for start in range(0, n, batch_size):
             idx = order[start : start + batch_size]
-            logits, value = model(states[idx])
-            loss, policy_loss, value_loss = alphazero_loss(logits, value, pis[idx], zs[idx], value_weight)
+            logits, value = forward(states[idx])
+            loss, policy_loss, v_loss = alphazero_loss(logits, value, pis[idx], zs[idx], value_weight, value_loss)
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             optimizer.step()
-            sums += torch.stack([loss.detach(), policy_loss.detach(), value_loss.detach()]) * len(idx)
+            sums += torch.stack([loss.detach(), policy_loss.detach(), v_loss.detach()]) * len(idx)
             bar.update(1)
         means = (sums / n).tolist()
         if verbose:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
 import os
 import shutil
 import signal
@@ -37,9 +38,56 @@ from Policy_Value_Net import CheckpointError, PolicyValueNet, load_state_dict, m
 from Rubik2x2Env import NUM_ACTIONS, NUM_STICKERS, batch_onehot, batch_scramble
 from Run_IO import atomic_write
 from Self_Play import VALUE_TARGETS, generate_self_play_data
-from Train_Network import VALUE_WEIGHT, train_on_selfplay_data
+from Train_Network import VALUE_LOSSES, VALUE_WEIGHT, train_on_selfplay_data
 
 TARGET_SOURCES = ("selfplay", "lookahead")
+LR_SCHEDULES = ("constant", "cosine")
+
+#: Named presets (``--recipe``): flag values, as argparse destinations, that work together.
+RECIPES = {
+    "exact": dict(
+        targets="lookahead",
+        canonical_symmetry=True,
+        keep_optimizer=True,
+        value_loss="logit",
+        value_weight=30.0,
+        policy_temperature=0.5,
+        states_per_iter=16384,
+        start_scramble_len=20,
+        epochs=4,
+        batch_size=1024,
+        lr=5e-4,
+        lr_schedule="cosine",
+        lr_end=1e-5,
+        warmup_iters=5,
+        num_iters=100,
+        eval_sims=200,
+    ),
+}
+
+
+def recipe_text(name: str) -> str:
+    """A recipe as the flags it sets, for --help."""
+    flags = []
+    for key, value in RECIPES[name].items():
+        flag = "--" + key.replace("_", "-")
+        flags.append(flag if value is True else f"{flag} {value}")
+    return " ".join(flags)
+
+
+def learning_rate(args: argparse.Namespace, iteration: int) -> float:
+    """The learning rate of ``iteration`` (1-based): ``--lr``, or with ``--lr-schedule cosine``
+    a half cosine from ``--lr`` down to ``--lr-end`` over ``--num-iters``; either way times
+    ``iteration / --warmup-iters`` during the warm-up (a fresh Adam's first steps move every
+    weight together, which from scratch saturated the value head)."""
+    lr = args.lr
+    if args.lr_schedule == "cosine":
+        progress = (iteration - 1) / max(args.num_iters - 1, 1)
+        lr = args.lr_end + 0.5 * (args.lr - args.lr_end) * (1 + math.cos(math.pi * progress))
+    if args.warmup_iters:
+        lr *= min(1.0, iteration / args.warmup_iters)
+    return lr
+
 
 STATE_VERSION = 1
 
@@ -162,6 +210,13 @@ class InterruptGuard:
 # --------------------------------------------------------------------------- arguments
 def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument(
+        "--recipe",
+        choices=list(RECIPES),
+        default=None,
+        help="a named preset of the flags below (single flags still override it); none = the original recipe. "
+        + "; ".join(f"{name}: {recipe_text(name)}" for name in RECIPES),
+    )
     g = p.add_argument_group("recipe (defaults = the original project)")
     g.add_argument("--num-iters", type=int, default=100, help="training iterations (NUM_ITERS)")
     g.add_argument(
@@ -281,6 +336,22 @@ def parse_args(argv=None) -> argparse.Namespace:
         default=VALUE_WEIGHT,
         help="weight of the value MSE in the loss (original 1.0; the policy's is 1.2)",
     )
+    g.add_argument(
+        "--value-loss",
+        choices=list(VALUE_LOSSES),
+        default="mse",
+        help="'mse' = MSE of the value after its tanh (original); 'logit' = the same error measured through the "
+        "value before its tanh, which keeps a gradient where the tanh saturates (Train_Network.alphazero_loss)",
+    )
+    g.add_argument(
+        "--lr-schedule",
+        choices=list(LR_SCHEDULES),
+        default="constant",
+        help="'constant' = --lr every iteration (original); 'cosine' = --lr decayed to --lr-end over the run, after "
+        "--warmup-iters iterations of linear warm-up",
+    )
+    g.add_argument("--lr-end", type=float, default=1e-5, help="with --lr-schedule cosine: the last iteration's rate")
+    g.add_argument("--warmup-iters", type=int, default=0, help="iterations of linear learning-rate warm-up (0 = none)")
     g = p.add_argument_group("final evaluation (solve rate by scramble length)")
     g.add_argument("--eval-min-len", type=int, default=1, help="shortest scramble evaluated")
     g.add_argument("--eval-max-len", type=int, default=20, help="longest scramble evaluated")
@@ -312,8 +383,12 @@ def parse_args(argv=None) -> argparse.Namespace:
         default=None,
         help="progress bars (default: when stderr is a terminal)",
     )
+    known, _ = p.parse_known_args(argv)
+    if known.recipe is not None:
+        p.set_defaults(**RECIPES[known.recipe])
     args = p.parse_args(argv)
     checks = [
+        (args.lr_end > 0 and args.warmup_iters >= 0, "--lr-end must be positive and --warmup-iters 0 or more"),
         (args.num_iters >= 1, "--num-iters must be at least 1"),
         (args.episodes_per_iter >= 1, "--episodes-per-iter must be at least 1"),
         (args.epochs >= 1 and args.batch_size >= 1, "--epochs and --batch-size must be at least 1"),
@@ -503,12 +578,13 @@ def main(argv=None) -> int:
                     sample,
                     args.batch_size,
                     args.epochs,
-                    args.lr,
+                    learning_rate(args, it),
                     device=device,
                     seed=int(rng.integers(2**62)),
                     progress=progress,
                     value_weight=args.value_weight,
                     optimizer=optimizer,
+                    value_loss=args.value_loss,
                 )
             with guard.deferred():  # a signal now waits until everything is on disk
                 if trained:
