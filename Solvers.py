@@ -49,7 +49,7 @@ import heapq
 import itertools
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import torch
@@ -68,7 +68,7 @@ from Rubik2x2Env import (
     legal_action_mask,
     next_face_count,
 )
-from Self_Play import play_episodes
+from Self_Play import EpisodeResults, play_episodes
 
 #: ``value_fn(cubes (n, 24) int8) -> values (n,)``, on the network's scale (1 = solved).
 ValueFn = Callable[[np.ndarray], np.ndarray]
@@ -103,6 +103,16 @@ class SolveResult:
     solved: bool
     nodes: int
     seconds: float
+
+
+@dataclass
+class SolverRun(EpisodeResults):
+    """``EpisodeResults`` of any solver, plus per cube the states generated (``nodes``; MCTS:
+    simulations) and the seconds (a lockstep batch's time shared evenly among its cubes)."""
+
+    solver: str = "mcts"
+    nodes: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    cube_seconds: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
 
 @dataclass

@@ -53,7 +53,6 @@ import dataclasses  # noqa: E402
 import json  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
-from dataclasses import dataclass, field  # noqa: E402
 
 import matplotlib  # noqa: E402
 
@@ -91,6 +90,7 @@ from Self_Play import EpisodeResults, play_episodes  # noqa: E402
 from Solvers import (  # noqa: E402
     NETWORK_SOLVERS,
     SolverOptions,
+    SolverRun,
     add_solver_arguments,
     network_fns,
     options_from_args,
@@ -120,16 +120,6 @@ class ScrambleFileError(Exception):
 
 class AllPositionsError(Exception):
     """``--all-positions`` cannot run as asked. The message is one sentence."""
-
-
-@dataclass
-class SolverRun(EpisodeResults):
-    """``EpisodeResults`` of any solver, plus per cube the states generated (``nodes``; MCTS:
-    simulations) and the seconds (a lockstep batch's time shared evenly among its cubes)."""
-
-    solver: str = "mcts"
-    nodes: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
-    cube_seconds: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
 
 def replay_solved(start_cubes: np.ndarray, actions: list[list[int]]) -> np.ndarray:
