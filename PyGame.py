@@ -9,6 +9,10 @@ Controls: the 12 move buttons or the keys U R F L B D (Shift = inverse); a scram
 one move at a time in a worker thread, then plays the moves one by one; "Cancel" or Esc
 stops the search; "Reset" returns to the solved cube; "-"/"+" change the simulations per move.
 
+``--solver`` (default ``mcts``, the search above) solves with another solver of ``Solvers.py``
+instead: ``greedy``, ``beam`` and ``astar`` answer almost at once, ``bestfirst`` needs no
+model, ``gumbel`` searches ``--sims`` simulations per move. The window names the solver.
+
 Layout of the code: ``solve_with_mcts`` (the original's function), ``SolveWorker`` (the search
 off the UI thread), ``OptimalOracle`` (optional exact distances, also off the UI thread),
 ``App`` (state and logic: ``handle_event``, ``update``, ``draw``, ``step_frame``), the
@@ -19,6 +23,7 @@ loop). Importing this module opens no window and loads nothing.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 import os
 import queue
@@ -50,6 +55,7 @@ from Rubik2x2Env import (
     solved_cube,
 )
 from Self_Play import greedy_solve
+from Solvers import NETWORK_SOLVERS, SolverOptions, add_solver_arguments, network_fns, options_from_args, solve_cubes
 
 # --------------------------------------------------------------------------- constants
 WIDTH, HEIGHT = 960, 680
@@ -161,11 +167,22 @@ class SolveWorker(threading.Thread):
     joins it: a thread killed inside torch at interpreter exit aborts the process.
     """
 
-    def __init__(self, cube: np.ndarray, model, device, num_simulations: int, max_steps: int):
-        super().__init__(name="mcts-solver", daemon=True)
+    def __init__(
+        self,
+        cube: np.ndarray,
+        model,
+        device,
+        num_simulations: int,
+        max_steps: int,
+        solver: str = "mcts",
+        options: SolverOptions | None = None,
+    ):
+        super().__init__(name=f"{solver}-solver", daemon=True)
         self.start_cube = np.array(cube, dtype=np.int8).reshape(6, 2, 2)
         self.model, self.device = model, device
         self.num_simulations, self.max_steps = num_simulations, max_steps
+        self.solver, self.options = solver, options
+        self.nodes = 0  # states the solver generated (MCTS: simulations)
         self.cancel_event = threading.Event()
         self.started_at = time.monotonic()
         self.done = False
@@ -190,14 +207,53 @@ class SolveWorker(threading.Thread):
         with self._lock:
             self._moves.append(action)
 
+    def _solve_other(self) -> list[int]:
+        """Any solver but mcts, through ``Solvers.solve_cubes`` (its moves come all at once).
+        The network calls check the cancel flag, as the MCTS search does."""
+        value_fn = policy_fn = None
+        if self.model is not None:
+            net_value, net_policy = network_fns(self.model, self.device)
+
+            def value_fn(cubes):
+                if self.cancel_event.is_set():
+                    raise _Cancelled
+                return net_value(cubes)
+
+            def policy_fn(cubes):
+                if self.cancel_event.is_set():
+                    raise _Cancelled
+                return net_policy(cubes)
+
+        opts = dataclasses.replace(self.options or SolverOptions(), sims=self.num_simulations, max_moves=self.max_steps)
+        try:
+            [result] = solve_cubes(
+                self.solver,
+                self.start_cube.reshape(-1),
+                model=self.model,
+                value_fn=value_fn,
+                policy_fn=policy_fn,
+                options=opts,
+                device=self.device,
+            )
+        except _Cancelled:
+            return []
+        self.nodes = result.nodes
+        for action in result.moves:
+            self._on_move(action)
+        return list(result.moves)
+
     def run(self) -> None:
         try:
             env = Rubik2x2Env(scramble_len=0)
             env.set_state(self.start_cube)
-            actions, _ = solve_with_mcts(
-                env, self.model, self.device, self.num_simulations, self.max_steps,
-                cancel=self.cancel_event, on_move=self._on_move,
-            )  # fmt: skip
+            if self.solver == "mcts":
+                actions, _ = solve_with_mcts(
+                    env, self.model, self.device, self.num_simulations, self.max_steps,
+                    cancel=self.cancel_event, on_move=self._on_move,
+                )  # fmt: skip
+                self.nodes = len(actions) * self.num_simulations
+            else:
+                actions = self._solve_other()
             cube = self.start_cube
             for a in actions:
                 cube = apply_move_idx(cube, a)
@@ -341,6 +397,8 @@ class App:
         anim_ms: int = DEFAULT_ANIM_MS,
         use_optimal: bool = True,
         surface: pygame.Surface | None = None,
+        solver: str = "mcts",
+        solver_options: SolverOptions | None = None,
     ):
         # Only the modules we use: pygame.init() would also open the audio device (noise
         # on machines without one, and nothing here makes a sound).
@@ -358,6 +416,8 @@ class App:
         self.rng = np.random.default_rng(seed)
         self.sims = int(sims)
         self.max_steps = int(max_steps)
+        self.solver = solver  # Solvers.SOLVER_NAMES; shown in the window
+        self.solver_options = solver_options
         self.anim_s = max(0, anim_ms) / 1000.0
         self.running = True
 
@@ -492,7 +552,7 @@ class App:
     def start_solve(self) -> None:
         if self.thinking:
             return
-        if self.model is None:
+        if self.model is None and self.solver in NETWORK_SOLVERS:
             self.say(f"Solve needs a model: {self.model_error}", ERROR)
             return
         self._stop_animation()
@@ -501,7 +561,9 @@ class App:
             return
         self.solution, self.solution_start, self.anim_index = [], self.cube.copy(), 0
         self.oracle.request(self.cube)
-        self.worker = SolveWorker(self.cube, self.model, self.device, self.sims, self.max_steps)
+        self.worker = SolveWorker(
+            self.cube, self.model, self.device, self.sims, self.max_steps, self.solver, self.solver_options
+        )
         self._all_workers = [w for w in self._all_workers if w.is_alive()] + [self.worker]
         self.worker.start()
         self.say("Thinking...")
@@ -646,7 +708,11 @@ class App:
         self.animating = bool(self.solution)
         seconds = time.monotonic() - worker.started_at
         if worker.solved:
-            self.say(f"Found {len(self.solution)} moves in {seconds:.1f} s; playing them...", OK)
+            self.say(
+                f"Found {len(self.solution)} moves in {seconds:.1f} s ({self.solver}, {worker.nodes:,} "
+                f"{'simulations' if self.solver in ('mcts', 'gumbel') else 'states'}); playing them...",
+                OK,
+            )
         else:
             self.say(
                 f"No solution within {self.max_steps} moves ({seconds:.1f} s); playing what the search did...", WARN
@@ -698,9 +764,12 @@ def _text(surface, font, text, pos, color=TEXT, anchor="topleft") -> pygame.Rect
 
 
 def draw_header(surface: pygame.Surface, app: App) -> None:
-    _text(surface, app.fonts["title"], "Rubik 2x2 - AlphaZero MCTS solver", (40, 18))
+    title = "AlphaZero MCTS solver" if app.solver == "mcts" else f"{app.solver} solver"
+    _text(surface, app.fonts["title"], f"Rubik 2x2 - {title}", (40, 18))
     if app.model is not None:
-        line, color = f"Model: {app.model_path} ({app.device})", DIM
+        line, color = f"Model: {app.model_path} ({app.device})  |  solver: {app.solver}", DIM
+    elif app.solver not in NETWORK_SOLVERS:
+        line, color = f"Solver: {app.solver} (no model needed)", DIM
     else:
         line, color = f"No model: {app.model_error} Manual moves still work.", ERROR
     _text(surface, app.fonts["small"], _fit(app.fonts["small"], line, WIDTH - 80), (40, 52), color)
@@ -816,7 +885,8 @@ def draw_status(surface: pygame.Surface, app: App) -> None:
         found = worker.moves
         draw_spinner(surface, (52, y + 9), app.elapsed)
         seconds = time.monotonic() - worker.started_at
-        line = f"Thinking... {len(found)} moves found in {seconds:.1f} s ({app.sims} sims/move). Cancel or Esc stops."
+        budget = f"{app.sims} sims/move" if app.solver in ("mcts", "gumbel") else "no simulations"
+        line = f"Thinking... {len(found)} moves found in {seconds:.1f} s ({app.solver}, {budget}). Cancel or Esc stops."
         _text(surface, app.fonts["normal"], _fit(app.fonts["normal"], line, WIDTH - 110), (72, y), ACCENT)
         if found:
             _text(
@@ -909,6 +979,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument(
         "--no-optimal", action="store_true", help="do not load Optimal_Solver to show the optimal solution length"
     )
+    add_solver_arguments(p)
     g = p.add_argument_group("scripted mode (docs, tests; renders off screen with SDL_VIDEODRIVER=dummy)")
     g.add_argument(
         "--scramble", default=None, metavar="N|MOVES",
@@ -963,6 +1034,8 @@ def main(argv=None) -> int:
         args.seed,
         args.anim_ms,
         use_optimal=not args.no_optimal,
+        solver=args.solver,
+        solver_options=options_from_args(args),
     )
     if args.scramble is not None:
         app.scramble(args.scramble)

@@ -1,4 +1,4 @@
-"""Solving given cubes with a network or a heuristic: one result shape, five interchangeable solvers.
+"""Solving given cubes with a network or a heuristic: one result shape, six interchangeable solvers.
 
 Solvers (``SOLVERS``, chosen by name with ``solve_cubes`` or ``--solver``):
 
@@ -14,6 +14,9 @@ Solvers (``SOLVERS``, chosen by name with ``solve_cubes`` or ``--solver``):
   as moves (``value_to_moves``). With ``lambda = 1`` and an exact heuristic it is optimal.
 * ``bestfirst``: seed 003's greedy best-first search on a hand heuristic (same-colour sticker
   pairs minus 4 per move taken); no network.
+* ``gumbel``: Gumbel AlphaZero root search (``Gumbel_MCTS.play_gumbel_episodes``), played
+  greedily (``gumbel_scale`` 0: the Sequential Halving winner each move, deterministic),
+  ``sims`` simulations per move, all cubes in lockstep. ``nodes`` = simulations run.
 
 Result: every solver returns one ``SolveResult(moves, solved, nodes, seconds)`` per cube.
 ``solved`` is only True when replaying ``moves`` from the start cube solves it (``verify``):
@@ -46,7 +49,7 @@ import heapq
 import itertools
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import torch
@@ -65,7 +68,7 @@ from Rubik2x2Env import (
     legal_action_mask,
     next_face_count,
 )
-from Self_Play import play_episodes
+from Self_Play import EpisodeResults, play_episodes
 
 #: ``value_fn(cubes (n, 24) int8) -> values (n,)``, on the network's scale (1 = solved).
 ValueFn = Callable[[np.ndarray], np.ndarray]
@@ -75,7 +78,18 @@ PolicyFn = Callable[[np.ndarray], np.ndarray]
 VALUE_PER_MOVE = 0.03  # the original's value target loses 0.03 per move still needed
 EVAL_TEMPERATURE = 0.3  # evaluate.py's; greedy move choice ignores it, passed along to match exactly
 GREEDY_CHUNK = 1 << 16  # cubes per lockstep greedy batch: bounds the (chunk, 12, 24) children
-SOLVER_NAMES = ("mcts", "greedy", "beam", "astar", "bestfirst")
+SOLVER_NAMES = ("mcts", "greedy", "beam", "astar", "bestfirst", "gumbel")
+#: The solvers that read a network (``bestfirst`` runs on its hand heuristic alone).
+NETWORK_SOLVERS = frozenset(SOLVER_NAMES) - {"bestfirst"}
+#: The ``SolverOptions`` fields each solver reads (what a result file records as its options).
+SOLVER_FIELDS = {
+    "mcts": ("sims", "max_moves", "c_puct"),
+    "greedy": ("max_moves",),
+    "beam": ("beam_width", "beam_rank", "max_moves", "max_nodes", "seconds"),
+    "astar": ("astar_lambda", "astar_batch", "max_nodes", "seconds"),
+    "bestfirst": ("max_nodes", "seconds"),
+    "gumbel": ("sims", "max_moves", "max_considered"),
+}
 BEAM_RANKS = ("value", "policy")
 F_DECIMALS = 6  # A* compares f = lambda * g + h to a millionth of a move
 
@@ -92,6 +106,16 @@ class SolveResult:
 
 
 @dataclass
+class SolverRun(EpisodeResults):
+    """``EpisodeResults`` of any solver, plus per cube the states generated (``nodes``; MCTS:
+    simulations) and the seconds (a lockstep batch's time shared evenly among its cubes)."""
+
+    solver: str = "mcts"
+    nodes: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    cube_seconds: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+
+@dataclass
 class SolverOptions:
     """Budgets and settings of every solver; each field is one command-line flag."""
 
@@ -105,6 +129,13 @@ class SolverOptions:
     c_puct: float = 1.3  # MCTS exploration constant (--c-puct)
     seconds: float | None = None  # time limit per cube for beam, astar, bestfirst (--time-limit)
     seed: int = 0  # MCTS's generator for all-zero visit rows, as evaluate.py (--seed)
+    max_considered: int = 16  # actions Gumbel's Sequential Halving starts from at the root
+
+
+def solver_settings(name: str, options: SolverOptions | None = None) -> dict:
+    """The options solver ``name`` reads, as a plain dict (for result files)."""
+    opts = options or SolverOptions()
+    return {f: getattr(opts, f) for f in SOLVER_FIELDS[name]}
 
 
 # --------------------------------------------------------------------------- values and verification
@@ -641,6 +672,47 @@ def _run_bestfirst(cubes, last, count, opts, model, value_fn, policy_fn, device)
     return [bestfirst(c, int(a), int(k), opts.max_nodes, opts.seconds) for c, a, k in zip(cubes, last, count)]
 
 
+def _run_gumbel(cubes, last, count, opts, model, value_fn, policy_fn, device) -> list[SolveResult]:
+    from Gumbel_MCTS import play_gumbel_episodes
+
+    if last is not None and np.any(np.asarray(last) != NO_ACTION):
+        raise ValueError("the gumbel solver starts every cube with a fresh move history (as the evaluation does)")
+    if value_fn is not None or policy_fn is not None or model is None:
+        # Functions given (or no model): they feed the search, priors = softmax of the logits.
+        value_fn = _need(value_fn, "gumbel", "value_fn")
+        policy_fn = _need(policy_fn, "gumbel", "policy_fn")
+
+        def searcher(states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            priors = np.exp(_log_softmax(policy_fn(states))).astype(np.float32)
+            return priors, np.asarray(value_fn(states), dtype=np.float32)
+
+    else:
+        searcher = model
+        device = device if device is not None else next(model.parameters()).device
+    was_training = model.training if model is not None else False
+    if model is not None:
+        model.eval()
+    try:
+        run = play_gumbel_episodes(
+            searcher,
+            cubes,
+            opts.sims,
+            opts.max_moves,
+            np.random.default_rng(opts.seed),
+            max_considered=opts.max_considered,
+            gumbel_scale=0.0,
+            device=device,
+        )
+    finally:
+        if model is not None:
+            model.train(was_training)
+    share = run.seconds / max(len(cubes), 1)
+    return [
+        SolveResult(list(moves), verify(cube, moves), len(moves) * opts.sims, share)
+        for cube, moves in zip(cubes, run.actions)
+    ]
+
+
 def _need(fn, solver: str, what: str):
     if fn is None:
         raise ValueError(f"the {solver} solver needs a model or a {what}")
@@ -654,6 +726,7 @@ SOLVERS = {
     "beam": _run_beam,
     "astar": _run_astar,
     "bestfirst": _run_bestfirst,
+    "gumbel": _run_gumbel,
 }
 
 
@@ -673,7 +746,8 @@ def solve_cubes(
     """Solve ``cubes`` ``(n, 24)`` (or one cube) with solver ``name``: one ``SolveResult`` each.
 
     ``model``: a policy-value network; its ``network_fns`` fill in whichever of ``value_fn`` /
-    ``policy_fn`` is not given (``mcts`` uses the model itself, as the evaluation does).
+    ``policy_fn`` is not given (``mcts`` uses the model itself, as the evaluation does, and
+    so does ``gumbel`` unless functions are given).
     ``last``/``count``: per-cube move history (scalars broadcast). ``options`` plus keyword
     ``overrides`` of its fields (``solve_cubes("astar", c, value_fn=f, astar_lambda=1.0)``).
     """
@@ -681,7 +755,7 @@ def solve_cubes(
         raise ValueError(f"unknown solver {name!r}; choose one of {', '.join(SOLVER_NAMES)}")
     opts = dataclasses.replace(options or SolverOptions(), **overrides)
     cubes = np.asarray(cubes, dtype=np.int8).reshape(-1, NUM_STICKERS)
-    if model is not None and name != "mcts":
+    if model is not None and name not in ("mcts", "gumbel"):
         net_value, net_policy = network_fns(model, device)
         value_fn = net_value if value_fn is None else value_fn
         policy_fn = net_policy if policy_fn is None else policy_fn
@@ -720,7 +794,7 @@ def add_solver_arguments(parser: argparse.ArgumentParser) -> argparse._ArgumentG
         choices=SOLVER_NAMES,
         default="mcts",
         help="how cubes are solved: mcts (the original), greedy (value, one move ahead), beam, "
-        "astar (DeepCubeA), bestfirst (seed 003, no network)",
+        "astar (DeepCubeA), bestfirst (seed 003, no network), gumbel (Gumbel AlphaZero root search, --sims)",
     )
     g.add_argument(
         "--beam-width", type=_positive_int, default=d.beam_width, help="states kept per depth by --solver beam"

@@ -17,6 +17,18 @@ Modes:
   ``<log-dir>/eval_by_distance.json`` and ``eval_by_distance.png``.
 * ``--scrambles FILE``: one move string per line (blank lines and ``#`` comments skipped)
   -> ``--out`` JSON with each line's solution, its length and the optimal length.
+* ``--all-positions``: against every one of the 3,674,160 positions -> ``<log-dir>/
+  eval_all_positions.json``, ``eval_all_positions.png`` and ``all_positions_failures.jsonl``
+  (every unsolved position: index, stickers, true distance, an optimal scramble that makes
+  it, the moves played). ``--solver greedy`` plays them all from a table of the network's
+  values (an orientation-invariant network is needed); any other solver plays a uniform
+  sample of ``--sample`` positions (100,000) plus every position at distances 13 and 14.
+
+``--solver`` (default ``mcts``, the original's search, exactly as above) picks how cubes are
+solved in every mode: ``greedy``, ``beam``, ``astar``, ``bestfirst`` (no network needed) or
+``gumbel`` (see ``Solvers.py``). Every solve is checked by replaying its moves, and every
+result also reports the states each solver generated (``mean_nodes``; MCTS: simulations)
+and its seconds per cube (``mean_seconds``).
 
 Beyond the original, every result carries solution lengths measured against the optimal
 solution (``Optimal_Solver.py``): ``mean_ratio_to_optimal`` is the mean of
@@ -37,6 +49,8 @@ if __name__ == "__main__":
     os.environ.setdefault("GOMP_SPINCOUNT", "0")
 
 import argparse  # noqa: E402
+import dataclasses  # noqa: E402
+import json  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 
@@ -58,23 +72,78 @@ from Cli import (  # noqa: E402
     resolve_device,
     show_progress,
 )
-from Optimal_Solver import MAX_DISTANCE, get_solver  # noqa: E402
+from Optimal_Solver import MAX_DISTANCE, NUM_STATES, get_solver  # noqa: E402
 from Plot_Scatter import save_figure  # noqa: E402
 from Policy_Value_Net import CheckpointError, eval_mode, load_model  # noqa: E402
-from Rubik2x2Env import SOLVED_STICKERS, apply_moves, batch_scramble, format_moves, parse_moves  # noqa: E402
-from Run_IO import find_checkpoint, read_json, write_json  # noqa: E402
+from Rubik2x2Env import (  # noqa: E402
+    MOVE_PERMS,
+    NUM_ACTIONS,
+    NUM_STICKERS,
+    SOLVED_STICKERS,
+    apply_moves,
+    batch_scramble,
+    format_moves,
+    parse_moves,
+)
+from Run_IO import atomic_write, find_checkpoint, read_json, write_json  # noqa: E402
 from Self_Play import EpisodeResults, play_episodes  # noqa: E402
+from Solvers import (  # noqa: E402
+    NETWORK_SOLVERS,
+    SolverOptions,
+    SolverRun,
+    add_solver_arguments,
+    network_fns,
+    options_from_args,
+    solve_cubes,
+    solver_settings,
+    verify_batch,
+)
 
 SCRAMBLE_RESULT_FILE = "eval_scramble_result.json"
 SCRAMBLE_CHART_FILE = "eval_bar_chart.png"
 DISTANCE_RESULT_FILE = "eval_by_distance.json"
 DISTANCE_CHART_FILE = "eval_by_distance.png"
+ALL_POSITIONS_RESULT_FILE = "eval_all_positions.json"
+ALL_POSITIONS_CHART_FILE = "eval_all_positions.png"
+ALL_POSITIONS_FAILURES_FILE = "all_positions_failures.jsonl"
+ALL_POSITIONS_SAMPLE = 100_000  # uniform positions of --all-positions with a solver other than greedy
+FAR_DISTANCE = 13  # ... plus every position at this distance or more (90,556 positions)
+LOCKSTEP_SOLVERS = ("mcts", "greedy", "gumbel")  # advance many cubes at once: one call per batch
+SEARCH_CHUNK = 1024  # cubes per lockstep tree search (mcts, gumbel) in --all-positions: bounds memory
 # The original passes temperature 0.3 to its greedy evaluation episodes; greedy play ignores it.
 ORIGINAL_EVAL_TEMPERATURE = 0.3
 
 
 class ScrambleFileError(Exception):
     """A scramble file cannot be used. The message is one sentence naming the bad line(s)."""
+
+
+class AllPositionsError(Exception):
+    """``--all-positions`` cannot run as asked. The message is one sentence."""
+
+
+def replay_solved(start_cubes: np.ndarray, actions: list[list[int]]) -> np.ndarray:
+    """``(n,)`` bool: replaying each move list from its start cube solves it."""
+    lengths = np.array([len(a) for a in actions], dtype=np.int64)
+    moves = np.zeros((len(actions), max(int(lengths.max(initial=0)), 1)), np.int64)
+    for i, a in enumerate(actions):
+        moves[i, : len(a)] = a
+    return verify_batch(start_cubes, moves, lengths)
+
+
+def concat_runs(runs: list[SolverRun]) -> SolverRun:
+    """One ``SolverRun`` of several played one after another (cubes in order)."""
+    return SolverRun(
+        start_cubes=np.concatenate([r.start_cubes for r in runs]),
+        actions=[a for r in runs for a in r.actions],
+        solved=np.concatenate([r.solved for r in runs]),
+        simulations=sum(r.simulations for r in runs),
+        seconds=sum(r.seconds for r in runs),
+        network_states=sum(r.network_states for r in runs),
+        solver=runs[0].solver,
+        nodes=np.concatenate([r.nodes for r in runs]),
+        cube_seconds=np.concatenate([r.cube_seconds for r in runs]),
+    )
 
 
 # --------------------------------------------------------------------------- statistics
@@ -84,19 +153,20 @@ def _mean(values) -> float | None:
     return round(float(values.mean()), 4) if len(values) else None
 
 
-def summarize(solved: np.ndarray, lengths: np.ndarray, optimal: np.ndarray) -> dict:
+def summarize(solved: np.ndarray, lengths: np.ndarray, optimal: np.ndarray, nodes=None, seconds=None) -> dict:
     """Statistics of a group of episodes.
 
     ``mean_length`` averages the moves of the solved episodes only (an unsolved episode
     always stops at the move limit, which says nothing about solution length);
     ``mean_optimal`` averages the true distance of ALL start positions of the group (how
     hard the group really is); ``mean_ratio_to_optimal`` averages ``moves / optimal`` over
-    the solved episodes whose start was not already solved (optimal > 0).
+    the solved episodes whose start was not already solved (optimal > 0). With ``nodes``
+    and ``seconds`` (per episode) also ``mean_nodes`` and ``mean_seconds`` over ALL episodes.
     """
     solved = np.asarray(solved, dtype=bool)
     lengths, optimal = np.asarray(lengths), np.asarray(optimal)
     with_ratio = solved & (optimal > 0)
-    return {
+    stats = {
         "episodes": int(len(solved)),
         "solved": int(solved.sum()),
         "solve_rate": float(solved.mean()) if len(solved) else 0.0,
@@ -104,6 +174,25 @@ def summarize(solved: np.ndarray, lengths: np.ndarray, optimal: np.ndarray) -> d
         "mean_optimal": _mean(optimal),
         "mean_ratio_to_optimal": _mean(lengths[with_ratio] / optimal[with_ratio]),
     }
+    stats.update(_cost_stats(nodes, seconds))
+    return stats
+
+
+def _cost_stats(nodes=None, seconds=None) -> dict:
+    """``mean_nodes`` and ``mean_seconds`` per cube (those given)."""
+    out = {}
+    if nodes is not None:
+        out["mean_nodes"] = round(float(np.mean(nodes)), 2) if len(nodes) else None
+    if seconds is not None:
+        out["mean_seconds"] = round(float(np.mean(seconds)), 6) if len(seconds) else None
+    return out
+
+
+def _run_costs(run, group=slice(None)) -> tuple:
+    """The per-cube nodes and seconds of ``run`` (a ``SolverRun``) in ``group``, else Nones."""
+    if not isinstance(run, SolverRun):
+        return None, None
+    return run.nodes[group], run.cube_seconds[group]
 
 
 # --------------------------------------------------------------------------- pure evaluations
@@ -151,7 +240,7 @@ def scramble_range_rows(run: EpisodeResults, optimal: np.ndarray, min_len: int, 
     rows = []
     for i in range(len(run.solved) // n_runs):
         group = slice(i * n_runs, (i + 1) * n_runs)
-        stats = summarize(run.solved[group], run.lengths[group], optimal[group])
+        stats = summarize(run.solved[group], run.lengths[group], optimal[group], *_run_costs(run, group))
         rows.append({"scramble_len": min_len + i, "solve_rate": stats.pop("solve_rate"), **stats})
     return rows
 
@@ -175,7 +264,7 @@ def distance_rows(run: EpisodeResults, optimal: np.ndarray) -> list[dict]:
     rows = []
     for d in np.unique(optimal).tolist():
         group = optimal == d
-        stats = summarize(run.solved[group], run.lengths[group], optimal[group])
+        stats = summarize(run.solved[group], run.lengths[group], optimal[group], *_run_costs(run, group))
         del stats["mean_optimal"]  # it is d itself
         rows.append({"distance": d, "positions": solver.count_at_distance(d), **stats})
     return rows
@@ -184,8 +273,10 @@ def distance_rows(run: EpisodeResults, optimal: np.ndarray) -> list[dict]:
 def scramble_file_records(
     run: EpisodeResults, scrambles: list[tuple[int, str, list[int]]], optimal: np.ndarray
 ) -> list[dict]:
-    """A dict per scramble of a file: ``line, scramble, solution, solved, length, optimal``."""
-    return [
+    """A dict per scramble of a file: ``line, scramble, solution, solved, length, optimal``
+    (and ``nodes``, ``seconds`` when ``run`` is a ``SolverRun``)."""
+    nodes, seconds = _run_costs(run)
+    records = [
         {
             "line": line,
             "scramble": text,
@@ -196,6 +287,10 @@ def scramble_file_records(
         }
         for (line, text, _), actions, solved, opt in zip(scrambles, run.actions, run.solved, optimal)
     ]
+    if nodes is not None:
+        for record, n, sec in zip(records, nodes.tolist(), seconds.tolist()):
+            record.update(nodes=int(n), seconds=round(float(sec), 6))
+    return records
 
 
 def search_settings(runs: int, num_simulations: int, max_episode_steps: int, **more) -> dict:
@@ -206,6 +301,183 @@ def search_settings(runs: int, num_simulations: int, max_episode_steps: int, **m
         "max_episode_steps": max_episode_steps,
         **more,
     }
+
+
+# --------------------------------------------------------------------------- every position
+def all_positions_sample(seed: int, sample: int, limit: int | None = None) -> np.ndarray:
+    """Sorted distinct position indices: ``sample`` drawn uniformly (without replacement)
+    from ``seed``, plus every position at distance 13 or 14 (``limit``, for tests: at most
+    that many of those, drawn uniformly)."""
+    rng = np.random.default_rng(seed)
+    uniform = rng.choice(NUM_STATES, size=min(sample, NUM_STATES), replace=False)
+    far = np.flatnonzero(get_solver().table >= FAR_DISTANCE)
+    if limit is not None and limit < len(far):
+        far = rng.choice(far, size=limit, replace=False)
+    return np.union1d(uniform, far)
+
+
+def optimal_solutions(cubes: np.ndarray) -> list[list[int]]:
+    """An optimal solution of every cube, as ``OptimalSolver.solve`` finds it (at each step
+    the lowest action one move closer), for many cubes at once."""
+    solver = get_solver()
+    cubes = np.array(cubes, dtype=np.int8).reshape(-1, NUM_STICKERS)
+    distance = solver.batch_distance(cubes)
+    solutions: list[list[int]] = [[] for _ in range(len(cubes))]
+    while (rows := np.flatnonzero(distance > 0)).size:
+        children = cubes[rows][:, MOVE_PERMS]  # [k, 12, 24]
+        closer = solver.batch_distance(children.reshape(-1, NUM_STICKERS)).reshape(-1, NUM_ACTIONS)
+        action = np.argmax(closer == distance[rows, None] - 1, axis=1)
+        for r, a in zip(rows.tolist(), action.tolist()):
+            solutions[r].append(a)
+        cubes[rows] = children[np.arange(len(rows)), action]
+        distance[rows] -= 1
+    return solutions
+
+
+def optimal_scrambles(cubes: np.ndarray) -> list[str]:
+    """A shortest scramble that makes each cube from the solved one: the inverse of an
+    optimal solution (moves reversed, each inverted: action ``a ^ 1``)."""
+    return [format_moves([a ^ 1 for a in reversed(sol)]) for sol in optimal_solutions(cubes)]
+
+
+def failure_records(index: np.ndarray, moves: list[list[int]]) -> list[dict]:
+    """One dict per unsolved position: ``index``, ``stickers`` (the D-L-B-home cube the solver
+    started from), ``distance``, ``scramble`` (optimal length, makes that cube from solved) and
+    ``moves`` (what the solver played)."""
+    from All_Positions import cubes_at
+
+    index = np.asarray(index, dtype=np.int64)
+    cubes = cubes_at(index)
+    distance = get_solver().table[index]
+    return [
+        {
+            "index": int(i),
+            "stickers": cube.tolist(),
+            "distance": int(d),
+            "scramble": scramble,
+            "moves": format_moves(m),
+        }
+        for i, cube, d, scramble, m in zip(index.tolist(), cubes, distance.tolist(), optimal_scrambles(cubes), moves)
+    ]
+
+
+def all_positions_rows(index, solved, lengths, values=None, nodes=None, seconds=None) -> list[dict]:
+    """``All_Positions.report_by_distance`` of the positions ``index``, each row also giving
+    ``positions_at_distance`` (how many exist) and, when given, ``mean_nodes`` and ``mean_seconds``."""
+    from All_Positions import report_by_distance
+
+    solver = get_solver()
+    distance = solver.table[np.asarray(index, dtype=np.int64)].astype(np.int64)
+    rows = report_by_distance(distance, np.asarray(solved, bool), np.asarray(lengths), values)
+    for row in rows:
+        row["positions_at_distance"] = solver.count_at_distance(row["distance"])
+        at = distance == row["distance"]
+        row.update(_cost_stats(None if nodes is None else nodes[at], None if seconds is None else seconds[at]))
+    return rows
+
+
+def all_positions_overall(index, solved, lengths) -> dict:
+    """Positions, solved, solve rate and mean moves/optimal over every position evaluated."""
+    distance = get_solver().table[np.asarray(index, dtype=np.int64)].astype(np.int64)
+    solved, lengths = np.asarray(solved, bool), np.asarray(lengths)
+    ok = solved & (distance > 0)
+    return {
+        "positions": int(len(solved)),
+        "solved": int(solved.sum()),
+        "solve_rate": float(solved.mean()) if len(solved) else 0.0,
+        "mean_ratio_to_optimal": _mean(lengths[ok] / distance[ok]),
+    }
+
+
+def greedy_every_position(
+    model, *, start=None, max_moves: int = MAX_MOVES, device=None, progress: bool = False
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[list[int]]]:
+    """The greedy solver from every position (``start``: only those indices, for tests) at table
+    speed (``All_Positions.greedy_all``): ``(index, solved, lengths, values, failed_moves)``
+    with the network's value of each start position and the moves played from each unsolved
+    one (in order). All positions: the network's value of every position is read once into a
+    table; a few: the values are read as the games need them. Needs an orientation-invariant
+    network (``model.canonical``)."""
+    from tqdm.auto import tqdm
+
+    from All_Positions import _CHUNK, cubes_at, greedy_all, network_value_table
+
+    if not getattr(model, "canonical", False):
+        raise AllPositionsError(
+            "--all-positions with --solver greedy reads one value per position, which needs an "
+            "orientation-invariant network (main.py --canonical-orientation or --canonical-symmetry); "
+            "pass --sample N to evaluate a uniform sample with this one instead."
+        )
+    if start is None:
+        index = np.arange(NUM_STATES)
+        table = network_value_table(model, device, progress=progress)
+        values, value_of = table, table
+    else:
+        index = np.asarray(start, dtype=np.int64)
+        value_fn, _ = network_fns(model, device)
+
+        def value_of(idx: np.ndarray) -> np.ndarray:
+            idx = np.asarray(idx)
+            return value_fn(cubes_at(idx.ravel())).astype(np.float64).reshape(idx.shape)
+
+        values = value_of(index)
+    solved, lengths = np.zeros(len(index), bool), np.zeros(len(index), np.int64)
+    for lo in tqdm(range(0, len(index), _CHUNK), desc="greedy", unit="chunk", leave=False, disable=not progress):
+        part = slice(lo, lo + _CHUNK)
+        solved[part], lengths[part], _ = greedy_all(value_of, index[part], max_moves)
+    # The failures again, moves recorded (few, unless the network is poor).
+    failed_moves = []
+    failed = index[~solved]
+    for lo in range(0, len(failed), _CHUNK):
+        _, played, moves = greedy_all(value_of, failed[lo : lo + _CHUNK], max_moves, record_moves=True)
+        failed_moves += [m[:k].tolist() for m, k in zip(moves, played)]
+    return index, solved, lengths, np.asarray(values, np.float64), failed_moves
+
+
+def write_jsonl(path: str, records: list[dict]) -> None:
+    """One JSON object per line, written atomically."""
+    atomic_write(path, lambda f: f.write("".join(json.dumps(r) + "\n" for r in records).encode()), mode="wb")
+
+
+def plot_all_positions(path: str, data: dict) -> str:
+    """Three panels by true distance: solve rate (%), moves/optimal of the solved positions, and
+    the network's value read as moves against the true distance (mean; share within 0.5)."""
+    rows = [r for r in data["by_distance"] if r["distance"] > 0]
+    xs = [r["distance"] for r in rows]
+    fig, (ax_rate, ax_ratio, ax_value) = plt.subplots(1, 3, figsize=(18, 4.8))
+    settings = data["settings"]
+    _bars(ax_rate, xs, [100 * r["solve_rate"] for r in rows], "tab:green", "{:.1f}")
+    ax_rate.set_ylim(0, 109)
+    ax_rate.set_xlabel("true distance (optimal quarter turns)")
+    ax_rate.set_ylabel("solve rate (%)")
+    what = "every position" if settings["mode"] == "all" else f"{settings['positions']:,} positions"
+    ax_rate.set_title(f"Solve rate by true distance\n({what}, {settings['solver']} solver)")
+    _ratio_panel(ax_ratio, xs, [r.get("mean_ratio_to_optimal") for r in rows], "true distance (optimal quarter turns)")
+    with_value = [r for r in rows if "value_moves_mean" in r]
+    if with_value:
+        d = [r["distance"] for r in with_value]
+        ax_value.plot(d, [r["value_moves_mean"] for r in with_value], "o-", color="tab:purple", label="mean")
+        ax_value.plot(d, d, "--", color="black", linewidth=1, label="exact")
+        for r in with_value:
+            ax_value.annotate(
+                f"{100 * r['value_within_half_move']:.0f}%",
+                (r["distance"], r["value_moves_mean"]),
+                textcoords="offset points",
+                xytext=(0, 6),
+                ha="center",
+                fontsize=7,
+            )
+        ax_value.set_xticks(xs)
+        ax_value.legend(loc="upper left")
+        ax_value.grid(alpha=0.3)
+    else:
+        ax_value.text(0.5, 0.5, "no network values", ha="center", va="center", transform=ax_value.transAxes)
+    ax_value.set_xlabel("true distance (optimal quarter turns)")
+    ax_value.set_ylabel("value read as moves, (1 - v) / 0.03")
+    ax_value.set_title("Value as moves (labels: share within 0.5 of the truth)")
+    fig.tight_layout()
+    save_figure(fig, path)
+    return path
 
 
 def plot_rate_and_ratio(path: str, xs, rows, xlabel: str, color: str, title: str, overall_ratio=None) -> str:
@@ -262,14 +534,34 @@ class ScrambleEvaluator:
     (``main.py`` does so after training). Raises ``CheckpointError`` or ``DeviceError`` (one
     sentence) when no usable model or device is found. Scrambles and sampled positions are
     drawn from ``seed``, so the same seed evaluates the same cubes.
+
+    ``solver`` (``Solvers.SOLVER_NAMES``; default ``mcts``, the original's search, played as
+    before) and ``solver_options`` (``Solvers.SolverOptions``; the simulations, move limit,
+    c_puct and seed always come from the evaluation's own arguments) choose how cubes are
+    solved. ``bestfirst`` needs no network: no model is loaded for it.
     """
 
     def __init__(
-        self, model_path=None, device="auto", n_runs=100, log_dir="training_logs", seed=0, model=None, c_puct=C_PUCT
+        self,
+        model_path=None,
+        device="auto",
+        n_runs=100,
+        log_dir="training_logs",
+        seed=0,
+        model=None,
+        c_puct=C_PUCT,
+        solver="mcts",
+        solver_options: SolverOptions | None = None,
     ):
         if n_runs < 1:
             raise ValueError("n_runs must be at least 1")
-        if model is not None:
+        self.solver = solver
+        self.solver_options = solver_options if solver_options is not None else SolverOptions()
+        if model is None and solver not in NETWORK_SOLVERS:
+            self.device = device if isinstance(device, torch.device) else resolve_device(device or "auto")
+            self.model_path = None
+            self.model = None
+        elif model is not None:
             # The search must run where the weights are: use the model's own device rather
             # than moving the caller's model.
             self.model = model
@@ -286,7 +578,21 @@ class ScrambleEvaluator:
         self.results: list[dict] | None = None  # rows of the latest evaluate_scramble_range
         self.distance_results: dict | None = None  # data of the latest evaluate_by_distance
         self.settings: dict | None = None  # search_settings of the latest evaluate_scramble_range (its JSON has none)
-        self.last_run: EpisodeResults | None = None  # the raw episodes of the latest call
+        self.last_run: SolverRun | None = None  # the raw episodes of the latest call
+        self.all_positions_results: dict | None = None  # data of the latest evaluate_all_positions
+
+    def options(self, num_simulations: int, max_episode_steps: int) -> SolverOptions:
+        """The solver's options for one evaluation: the evaluation's own settings win."""
+        return dataclasses.replace(
+            self.solver_options, sims=num_simulations, max_moves=max_episode_steps, c_puct=self.c_puct, seed=self.seed
+        )
+
+    def solver_settings(self, num_simulations: int, max_episode_steps: int) -> dict:
+        """``solver`` and ``solver_options`` as a result file's settings record them."""
+        return {
+            "solver": self.solver,
+            "solver_options": solver_settings(self.solver, self.options(num_simulations, max_episode_steps)),
+        }
 
     def play(
         self,
@@ -295,20 +601,61 @@ class ScrambleEvaluator:
         max_episode_steps: int,
         progress: bool = False,
         desc: str = "eval",
-    ) -> EpisodeResults:
-        """``play_greedy`` with this evaluator's model, device, seed and c_puct."""
-        self.last_run = play_greedy(
-            self.model,
-            start_cubes,
-            num_simulations,
-            max_episode_steps,
-            device=self.device,
-            seed=self.seed,
-            c_puct=self.c_puct,
-            progress=progress,
-            desc=desc,
+    ) -> SolverRun:
+        """Solve every start cube with this evaluator's solver. ``mcts``: ``play_greedy`` with
+        this evaluator's model, device, seed and c_puct, all cubes in one lockstep batch (the
+        original's evaluation, unchanged); the others through ``Solvers.solve_cubes``."""
+        start_cubes = np.asarray(start_cubes, dtype=np.int8).reshape(-1, NUM_STICKERS)
+        n = max(len(start_cubes), 1)
+        if self.solver == "mcts":
+            run = play_greedy(
+                self.model,
+                start_cubes,
+                num_simulations,
+                max_episode_steps,
+                device=self.device,
+                seed=self.seed,
+                c_puct=self.c_puct,
+                progress=progress,
+                desc=desc,
+            )
+            run = SolverRun(
+                **{f.name: getattr(run, f.name) for f in dataclasses.fields(EpisodeResults)},
+                solver="mcts",
+                nodes=run.lengths.astype(np.int64) * num_simulations,
+                cube_seconds=np.full(len(start_cubes), run.seconds / n),
+            )
+        else:
+            run = self._solve(start_cubes, self.options(num_simulations, max_episode_steps), progress, desc)
+        if not np.array_equal(replay_solved(run.start_cubes, run.actions), run.solved):
+            raise RuntimeError(f"the {self.solver} solver reported a solve that its moves do not replay")
+        self.last_run = run
+        return run
+
+    def _solve(self, cubes: np.ndarray, opts: SolverOptions, progress: bool, desc: str) -> SolverRun:
+        """``Solvers.solve_cubes`` over ``cubes``: lockstep solvers in one call, the others in
+        chunks under a progress bar."""
+        from tqdm.auto import tqdm
+
+        chunk = len(cubes) if self.solver in LOCKSTEP_SOLVERS else max(1, min(256, -(-len(cubes) // 100)))
+        results = []
+        start = time.perf_counter()
+        with tqdm(total=len(cubes), desc=desc, unit="cube", leave=False, disable=not progress) as bar:
+            for lo in range(0, len(cubes), max(chunk, 1)):
+                part = cubes[lo : lo + chunk]
+                results += solve_cubes(self.solver, part, model=self.model, options=opts, device=self.device)
+                bar.update(len(part))
+        nodes = np.array([r.nodes for r in results], dtype=np.int64)
+        return SolverRun(
+            start_cubes=cubes.copy(),
+            actions=[list(r.moves) for r in results],
+            solved=np.array([r.solved for r in results], dtype=bool),
+            simulations=int(nodes.sum()) if self.solver == "gumbel" else 0,
+            seconds=time.perf_counter() - start,
+            solver=self.solver,
+            nodes=nodes,
+            cube_seconds=np.array([r.seconds for r in results], dtype=np.float64),
         )
-        return self.last_run
 
     # -- the original's evaluation: solve rate by scramble length -------------------------
     def evaluate_scramble_range(
@@ -323,7 +670,9 @@ class ScrambleEvaluator:
         cubes = scramble_range_cubes(self.seed, self.n_runs, min_len, max_len)
         run = self.play(cubes, num_simulations, max_episode_steps, progress, desc=f"eval lengths {min_len}-{max_len}")
         self.results = scramble_range_rows(run, get_solver().batch_distance(cubes), min_len, self.n_runs)
-        self.settings = search_settings(self.n_runs, num_simulations, max_episode_steps)
+        self.settings = search_settings(
+            self.n_runs, num_simulations, max_episode_steps, **self.solver_settings(num_simulations, max_episode_steps)
+        )
         write_json(os.path.join(self.log_dir, SCRAMBLE_RESULT_FILE), self.results)
         return self.results
 
@@ -355,13 +704,91 @@ class ScrambleEvaluator:
         )
         self.distance_results = {
             "settings": search_settings(
-                self.n_runs, num_simulations, max_episode_steps, seed=self.seed, checkpoint=self.model_path
+                self.n_runs,
+                num_simulations,
+                max_episode_steps,
+                seed=self.seed,
+                checkpoint=self.model_path,
+                **self.solver_settings(num_simulations, max_episode_steps),
             ),
             "by_distance": distance_rows(run, optimal),
-            "overall": summarize(run.solved, run.lengths, optimal),
+            "overall": summarize(run.solved, run.lengths, optimal, *_run_costs(run)),
         }
         write_json(os.path.join(self.log_dir, DISTANCE_RESULT_FILE), self.distance_results)
         return self.distance_results
+
+    # -- beyond the original: every position ---------------------------------------------
+    def evaluate_all_positions(
+        self,
+        sample: int | None = None,
+        num_simulations=EVAL_SIMULATIONS,
+        max_episode_steps=MAX_MOVES,
+        progress=False,
+        limit: int | None = None,
+    ) -> dict:
+        """Every position (greedy solver, ``sample`` None) or a uniform ``sample`` (default
+        100,000) plus every position at distances 13-14, reported by true distance.
+
+        Saves ``<log_dir>/eval_all_positions.json`` (``{"settings", "by_distance", "overall"}``)
+        and ``all_positions_failures.jsonl`` (``failure_records``). ``limit`` (tests): the
+        greedy table mode plays only ``limit`` evenly spaced positions; the sample mode takes
+        at most ``limit`` of the positions at distances 13-14. Raises ``AllPositionsError``
+        when the greedy table mode gets a network that is not orientation-invariant.
+        """
+        from All_Positions import cubes_at
+
+        start_time = time.perf_counter()
+        settings = {
+            "mode": "all" if self.solver == "greedy" and sample is None else "sample",
+            "max_episode_steps": max_episode_steps,
+            "seed": self.seed,
+            "checkpoint": self.model_path,
+            **self.solver_settings(num_simulations, max_episode_steps),
+        }
+        if settings["mode"] == "all":
+            start = None if limit is None else np.unique(np.linspace(0, NUM_STATES - 1, limit).astype(np.int64))
+            index, solved, lengths, values, failed_moves = greedy_every_position(
+                self.model, start=start, max_moves=max_episode_steps, device=self.device, progress=progress
+            )
+            nodes = seconds = None
+            if limit is not None:
+                settings["limit"] = limit
+        else:
+            sample = ALL_POSITIONS_SAMPLE if sample is None else sample
+            settings.update(sample=sample, far_distance=FAR_DISTANCE, limit=limit)
+            index = all_positions_sample(self.seed, sample, limit)
+            cubes = cubes_at(index)
+            chunk = SEARCH_CHUNK if self.solver in ("mcts", "gumbel") else len(cubes)
+            runs = []
+            from tqdm.auto import tqdm
+
+            for lo in tqdm(
+                range(0, len(cubes), chunk), desc="all positions", unit="batch", leave=False, disable=not progress
+            ):
+                runs.append(self.play(cubes[lo : lo + chunk], num_simulations, max_episode_steps, progress=False))
+            run = self.last_run = concat_runs(runs)
+            solved, lengths, nodes, seconds = run.solved, run.lengths, run.nodes, run.cube_seconds
+            values = None
+            if self.model is not None:
+                value_fn, _ = network_fns(self.model, self.device)
+                values = value_fn(cubes).astype(np.float64)
+            failed_moves = [run.actions[i] for i in np.flatnonzero(~solved).tolist()]
+        settings["positions"] = int(len(index))
+        rows = all_positions_rows(index, solved, lengths, values, nodes, seconds)
+        overall = all_positions_overall(index, solved, lengths)
+        overall["seconds"] = round(time.perf_counter() - start_time, 3)
+        overall.update(_cost_stats(nodes, seconds))
+        self.all_positions_results = {"settings": settings, "by_distance": rows, "overall": overall}
+        write_json(os.path.join(self.log_dir, ALL_POSITIONS_RESULT_FILE), self.all_positions_results)
+        write_jsonl(
+            os.path.join(self.log_dir, ALL_POSITIONS_FAILURES_FILE), failure_records(index[~solved], failed_moves)
+        )
+        return self.all_positions_results
+
+    def plot_all_positions_results(self, filename: str = ALL_POSITIONS_CHART_FILE) -> str:
+        """``plot_all_positions`` of the latest results, else of the saved JSON. Returns the PNG path."""
+        data = self.all_positions_results or self._load(ALL_POSITIONS_RESULT_FILE)
+        return plot_all_positions(os.path.join(self.log_dir, filename), data)
 
     def plot_distance_results(self, filename: str = DISTANCE_CHART_FILE) -> str:
         """``plot_distance_data`` of the latest results, else of the saved JSON. Returns the PNG path."""
@@ -386,7 +813,7 @@ class ScrambleEvaluator:
     def overall(self) -> dict:
         """``summarize`` of every episode of the latest call."""
         run = self.last_run
-        return summarize(run.solved, run.lengths, get_solver().batch_distance(run.start_cubes))
+        return summarize(run.solved, run.lengths, get_solver().batch_distance(run.start_cubes), *_run_costs(run))
 
     def _load(self, filename: str):
         path = os.path.join(self.log_dir, filename)
@@ -400,9 +827,18 @@ def _settings_text(settings: dict | None, each: str = "episodes each") -> str:
     if not settings:
         return ""
     return (
-        f"\n({settings['runs_per_distance']} {each}, greedy MCTS {settings['num_simulations']} sims, "
+        f"\n({settings['runs_per_distance']} {each}, {solver_text(settings.get('solver', 'mcts'), settings['num_simulations'])}, "  # noqa: E501
         f"{settings['max_episode_steps']} moves max)"
     )
+
+
+def solver_text(solver: str, num_simulations: int) -> str:
+    """How a chart or a line names the solver: ``greedy MCTS 1000 sims``, ``beam solver``..."""
+    if solver == "mcts":
+        return f"greedy MCTS {num_simulations} sims"
+    if solver == "gumbel":
+        return f"greedy Gumbel search {num_simulations} sims"
+    return f"{solver} solver"
 
 
 def _bars(ax, xs, ys, color, label_format, all_xs=None) -> None:
@@ -534,7 +970,33 @@ def parse_args(argv=None) -> argparse.Namespace:
         default=None,
         help="progress bar (default: when stderr is a terminal)",
     )
+    add_solver_arguments(p)
+    g = p.add_argument_group("every position (beyond the original)")
+    g.add_argument(
+        "--all-positions",
+        action="store_true",
+        help="evaluate against every position: all 3,674,160 with --solver greedy (orientation-invariant "
+        "network), else a uniform --sample plus every position at distances 13-14",
+    )
+    g.add_argument(
+        "--sample",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"uniform positions of --all-positions (default: {ALL_POSITIONS_SAMPLE:,}; with --solver greedy: "
+        "every position), plus every position at distances 13-14",
+    )
+    g.add_argument("--limit", type=int, default=None, help=argparse.SUPPRESS)  # tests: cap the positions at 13-14
     args = p.parse_args(argv)
+    more_checks = [
+        (not (args.all_positions and (args.by_distance or args.scrambles)), "--all-positions is a mode of its own"),
+        (args.sample is None or args.all_positions, "--sample is for --all-positions"),
+        (args.sample is None or args.sample >= 1, "--sample must be at least 1"),
+        (args.limit is None or args.limit >= 1, "--limit must be at least 1"),
+    ]
+    for ok, message in more_checks:
+        if not ok:
+            p.error(message)
     checks = [
         (args.runs >= 1, "--runs must be at least 1"),
         (args.sims >= 1, "--sims must be at least 1"),
@@ -562,12 +1024,75 @@ def main(argv=None) -> int:
         # Check the scramble file before loading anything: a typo fails fast.
         scrambles = read_scramble_file(args.scrambles) if args.scrambles else None
         evaluator = ScrambleEvaluator(
-            args.checkpoint, args.device, args.runs, args.log_dir, args.seed, c_puct=args.c_puct
+            args.checkpoint,
+            args.device,
+            args.runs,
+            args.log_dir,
+            args.seed,
+            c_puct=args.c_puct,
+            solver=args.solver,
+            solver_options=options_from_args(args),
         )
     except (CheckpointError, DeviceError, ScrambleFileError) as exc:
         return fail(exc)
-    print(f"Loaded model {evaluator.model_path} on {evaluator.device}.")
-    search = f"greedy MCTS, {args.sims} simulations per move, {args.max_steps} moves max"
+    if evaluator.model is not None:
+        print(f"Loaded model {evaluator.model_path} on {evaluator.device}.")
+    else:
+        print(f"Solver {args.solver} needs no model.")
+    if args.solver == "mcts":
+        search = f"greedy MCTS, {args.sims} simulations per move, {args.max_steps} moves max"
+    else:
+        shown = solver_settings(args.solver, evaluator.options(args.sims, args.max_steps))
+        search = f"solver {args.solver}: " + ", ".join(f"{k}={v}" for k, v in shown.items())
+
+    if args.all_positions:
+        try:
+            data = evaluator.evaluate_all_positions(args.sample, args.sims, args.max_steps, progress, args.limit)
+        except AllPositionsError as exc:
+            return fail(exc)
+        settings = data["settings"]
+        what = "every position" if settings["mode"] == "all" else "a uniform sample plus distances 13-14"
+        print(f"Evaluated {settings['positions']:,} positions ({what}; {search}).")
+        print(
+            format_table(
+                [
+                    "distance",
+                    "positions",
+                    "solved",
+                    "solve rate",
+                    "moves/optimal",
+                    "value moves",
+                    "max error",
+                    "within 0.5",
+                    "mean nodes",
+                ],
+                [
+                    [
+                        r["distance"],
+                        r["positions"],
+                        r["solved"],
+                        _pct(r["solve_rate"]),
+                        r["mean_ratio_to_optimal"],
+                        r.get("value_moves_mean"),
+                        r.get("value_max_error"),
+                        None if "value_within_half_move" not in r else _pct(r["value_within_half_move"]),
+                        r.get("mean_nodes"),
+                    ]
+                    for r in data["by_distance"]
+                ],
+            )
+        )
+        o = data["overall"]
+        print(
+            f"Overall: solved {o['solved']:,}/{o['positions']:,} ({_pct(o['solve_rate'])}); "
+            f"mean moves/optimal {_cell(o['mean_ratio_to_optimal'])}; {o['seconds']:.1f} s."
+        )
+        chart = evaluator.plot_all_positions_results()
+        print(
+            f"Saved {os.path.join(args.log_dir, ALL_POSITIONS_RESULT_FILE)}, {chart} and "
+            f"{os.path.join(args.log_dir, ALL_POSITIONS_FAILURES_FILE)} ({o['positions'] - o['solved']:,} unsolved)."
+        )
+        return 0
 
     if scrambles is not None:
         out = args.out or os.path.join(args.log_dir, "eval_scrambles.json")
@@ -661,10 +1186,16 @@ def main(argv=None) -> int:
 
     run = evaluator.last_run
     wall = time.perf_counter() - start
-    print(
-        f"Wall time {wall:.1f} s ({run.simulations:,} simulations in {run.seconds:.1f} s of search, "
-        f"{run.simulations / max(run.seconds, 1e-9):,.0f} simulations/s)."
-    )
+    if args.solver in ("mcts", "gumbel"):
+        print(
+            f"Wall time {wall:.1f} s ({run.simulations:,} simulations in {run.seconds:.1f} s of search, "
+            f"{run.simulations / max(run.seconds, 1e-9):,.0f} simulations/s)."
+        )
+    else:
+        print(
+            f"Wall time {wall:.1f} s ({int(run.nodes.sum()):,} states generated in {run.seconds:.1f} s of search, "
+            f"{run.cube_seconds.mean() if len(run.cube_seconds) else 0:.4f} s per cube)."
+        )
     return 0
 
 

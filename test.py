@@ -6,23 +6,31 @@ seed is given one is drawn and printed, so any run can be repeated), or with an 
 ``--scramble "R U F'"``. Each move is chosen greedily from the visit counts of a fresh MCTS
 (``--sims`` simulations) until the cube is solved or ``--max-steps`` moves were made.
 ``--json`` prints one JSON object instead of the text.
+
+``--solver`` (default ``mcts``, the search above, unchanged) solves the cube another way:
+``greedy``, ``beam``, ``astar``, ``bestfirst`` (no model needed) or ``gumbel`` (see
+``Solvers.py``); the moves are then printed one by one the same way. Every run ends with the
+states the solver generated (MCTS: simulations) and the seconds it took.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import secrets
 import sys
+import time
 
 import torch
 
-from Cli import C_PUCT, MAX_MOVES, DeviceError, HelpFormatter, add_device_flag, fail, load_script_model
+from Cli import C_PUCT, MAX_MOVES, DeviceError, HelpFormatter, add_device_flag, fail, load_script_model, resolve_device
 from Policy_Value_Net import CheckpointError, PolicyValueNet
 from Policy_Value_Net import load_model as _load_model
 from Rubik2x2Env import MOVE_NAMES, Rubik2x2Env, format_moves, is_solved, parse_moves
 from Self_Play import greedy_solve
+from Solvers import NETWORK_SOLVERS, SolverOptions, add_solver_arguments, options_from_args, solve_cubes
 
 
 def load_model(path: str, device) -> PolicyValueNet:
@@ -57,14 +65,19 @@ def run_one_episode(
     seed=None,
     c_puct=C_PUCT,
     out=print,
+    solver="mcts",
+    options: SolverOptions | None = None,
 ) -> dict:
     """Scramble a cube and solve it with greedy MCTS, printing each step through ``out``
     (``None``: silent). Returns ``{scramble, scramble_moves, solution, actions, solved,
-    length, optimal, seed}``.
+    length, optimal, seed, solver, nodes, seconds}``.
 
     ``scramble`` (a move string or a list of action indices) overrides ``scramble_len``;
     otherwise the env draws the scramble from ``seed``. The moves come from
-    ``Self_Play.greedy_solve``, the solve the GUI runs too.
+    ``Self_Play.greedy_solve``, the solve the GUI runs too. ``solver`` other than ``mcts``:
+    ``Solvers.solve_cubes`` finds the moves (``options``; simulations, move limit and c_puct
+    from the arguments here), then they are played and printed the same way. ``nodes``: the
+    states the solver generated (MCTS: simulations); ``seconds``: time spent searching.
     """
     say = out if out is not None else (lambda *_: None)
     env = Rubik2x2Env(scramble_len=scramble_len, max_steps=max_steps, use_action_mask=True)
@@ -80,11 +93,31 @@ def run_one_episode(
     say("Initial state:")
     say(env.as_ascii())
     actions: list[int] = []
-    for action in greedy_solve(model, env, num_simulations, max_steps, device=device, c_puct=c_puct):
+
+    def show(action: int) -> None:
         actions.append(action)
         say("")
         say(f"Step {len(actions)}: move {MOVE_NAMES[action]} (index {action})")
         say(env.as_ascii())
+
+    seconds = 0.0
+    if solver == "mcts":
+        moves = greedy_solve(model, env, num_simulations, max_steps, device=device, c_puct=c_puct)
+        while True:
+            began = time.perf_counter()
+            action = next(moves, None)
+            seconds += time.perf_counter() - began
+            if action is None:
+                break
+            show(action)
+        nodes = len(actions) * num_simulations
+    else:
+        opts = dataclasses.replace(options or SolverOptions(), sims=num_simulations, max_moves=max_steps, c_puct=c_puct)
+        [result] = solve_cubes(solver, env.stickers, model=model, options=opts, device=device)
+        nodes, seconds = result.nodes, result.seconds
+        for action in result.moves:
+            env.step(action)
+            show(action)
     solved = is_solved(env.cube)
     say("")
     if solved:
@@ -92,6 +125,8 @@ def run_one_episode(
         say(f"Solved in {_moves(len(actions))}{extra}: {format_moves(actions) or '(already solved)'}")
     else:
         say(f"Not solved within {_moves(max_steps)}.")
+    unit = "simulations" if solver in ("mcts", "gumbel") else "states generated"
+    say(f"Search ({solver}): {nodes:,} {unit} in {seconds:.3f} s.")
     return {
         "scramble": scramble_text,
         "scramble_moves": n_scramble,
@@ -101,6 +136,9 @@ def run_one_episode(
         "length": len(actions),
         "optimal": optimal,
         "seed": seed,
+        "solver": solver,
+        "nodes": int(nodes),
+        "seconds": round(float(seconds), 6),
     }
 
 
@@ -136,6 +174,7 @@ def parse_args(argv=None) -> argparse.Namespace:
         action="store_true",
         help="print one JSON object (scramble, solution, solved, length, optimal, checkpoint) instead of the text",
     )
+    add_solver_arguments(p)
     args = p.parse_args(argv)
     checks = [
         (args.scramble_len >= 0, "--scramble-len must be at least 0"),
@@ -157,12 +196,20 @@ def main(argv=None) -> int:
     torch.set_num_threads(1)
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     try:
-        model, path, device = load_script_model(args.checkpoint, args.device)
+        if args.solver in NETWORK_SOLVERS:
+            model, path, device = load_script_model(args.checkpoint, args.device)
+        else:  # bestfirst: a hand heuristic, no network
+            model, path, device = None, None, resolve_device(args.device)
     except (CheckpointError, DeviceError) as exc:
         return fail(exc)
     out = None if args.json else print
-    if out:
+    if out and args.solver == "mcts":
         print(f"Loaded model {path} on {device}; greedy MCTS with {args.sims} simulations per move, seed {seed}.")
+    elif out:
+        print(
+            (f"Loaded model {path} on {device}; " if model is not None else "No model needed; ")
+            + f"solver {args.solver}, seed {seed}."
+        )
     record = run_one_episode(
         model,
         device,
@@ -173,6 +220,8 @@ def main(argv=None) -> int:
         seed=seed,
         c_puct=args.c_puct,
         out=out,
+        solver=args.solver,
+        options=options_from_args(args),
     )
     if args.json:
         record.update(checkpoint=path, device=str(device), num_simulations=args.sims, max_steps=args.max_steps)

@@ -40,8 +40,15 @@ SCRAMBLE_KEYS = {
     "mean_length",
     "mean_optimal",
     "mean_ratio_to_optimal",
+    "mean_nodes",  # states generated per cube (MCTS: simulations), beyond the original
+    "mean_seconds",  # seconds per cube
 }
 TINY = ["--runs", "2", "--sims", "10", "--max-steps", "4", "--no-progress"]
+
+
+def untimed(rows: list[dict]) -> list[dict]:
+    """Result rows without ``mean_seconds``: the only number that differs between equal runs."""
+    return [{k: v for k, v in r.items() if k != "mean_seconds"} for r in rows]
 
 
 # --------------------------------------------------------------------------- fixtures and helpers
@@ -111,7 +118,7 @@ def test_same_seed_same_results_and_another_seed_other_scrambles(checkpoints, tm
         return ev.evaluate_scramble_range(4, 5, 10, 3), ev.last_run
 
     (a, run_a), (b, run_b), (_, run_c) = run(7), run(7), run(8)
-    assert a == b and run_a.actions == run_b.actions
+    assert untimed(a) == untimed(b) and run_a.actions == run_b.actions
     np.testing.assert_array_equal(run_a.start_cubes, run_b.start_cubes)
     assert not np.array_equal(run_a.start_cubes, run_c.start_cubes)
 
@@ -151,7 +158,7 @@ def test_cli_default_mode_prints_table_and_writes_files(checkpoints, tmp_path, c
     assert (log_dir / "eval_bar_chart.png").is_file()
     # Same seed, same numbers.
     assert evaluate.main(args) == 0
-    assert json.loads((log_dir / "eval_scramble_result.json").read_text()) == first
+    assert untimed(json.loads((log_dir / "eval_scramble_result.json").read_text())) == untimed(first)
 
 
 # --------------------------------------------------------------------------- command line: true distance
@@ -215,7 +222,7 @@ def test_cli_scramble_file(checkpoints, tmp_path, capsys):
     assert [r["scramble"] for r in records] == ["R", "R U", "U U'", "F2 R'", "B"]
     solver = OS.get_solver()
     for r in records:
-        assert set(r) == {"line", "scramble", "solution", "solved", "length", "optimal"}
+        assert set(r) == {"line", "scramble", "solution", "solved", "length", "optimal", "nodes", "seconds"}
         start = apply_moves(SOLVED_STICKERS, parse_moves(r["scramble"]))
         assert r["optimal"] == solver.distance(start)
         solution = parse_moves(r["solution"])
@@ -227,7 +234,16 @@ def test_cli_scramble_file(checkpoints, tmp_path, capsys):
     by_line = {r["scramble"]: r for r in records}
     assert by_line["R"]["solved"] and by_line["R"]["length"] == 1
     assert by_line["B"]["solved"] and by_line["B"]["length"] == 1
-    assert by_line["U U'"] == {"line": 6, "scramble": "U U'", "solution": "", "solved": True, "length": 0, "optimal": 0}
+    assert by_line["U U'"].pop("seconds") >= 0
+    assert by_line["U U'"] == {
+        "line": 6,
+        "scramble": "U U'",
+        "solution": "",
+        "solved": True,
+        "length": 0,
+        "optimal": 0,
+        "nodes": 0,
+    }
 
 
 def test_cli_scramble_file_bad_line_names_it_and_writes_nothing(checkpoints, tmp_path, capsys):
@@ -337,3 +353,184 @@ def test_help_lists_every_setting(tmp_path):
     ):
         assert flag in proc.stdout
     assert list(tmp_path.iterdir()) == []  # --help writes nothing
+
+
+# --------------------------------------------------------------------------- --solver (every mode)
+SOLVER_TINY = [*TINY, "--max-nodes", "3000", "--beam-width", "8"]
+
+
+@pytest.mark.parametrize("solver", ["greedy", "beam", "astar", "bestfirst", "gumbel"])
+def test_every_solver_by_scramble_length(checkpoints, tmp_path, capsys, solver):
+    log_dir = tmp_path / solver
+    args = ["--checkpoint", str(checkpoints["neutral"]), "--max-len", "2", "--log-dir", str(log_dir)]
+    assert evaluate.main([*args, *SOLVER_TINY, "--solver", solver]) == 0
+    out = capsys.readouterr().out
+    assert "scramble len" in out and "Wall time" in out
+    rows = json.loads((log_dir / "eval_scramble_result.json").read_text())
+    assert [r["scramble_len"] for r in rows] == [1, 2] and all(set(r) == SCRAMBLE_KEYS for r in rows)
+    assert all(r["mean_nodes"] > 0 and r["mean_seconds"] >= 0 for r in rows)
+    if solver != "gumbel":  # the neutral net gives gumbel nothing to go on; the others find 1 move
+        assert rows[0]["solve_rate"] == 1.0
+
+
+def test_solver_by_distance_and_scramble_file(checkpoints, tmp_path, capsys):
+    log_dir = tmp_path / "logs"
+    base = ["--checkpoint", str(checkpoints["neutral"]), "--log-dir", str(log_dir), *SOLVER_TINY]
+    assert evaluate.main([*base, "--by-distance", "--max-dist", "2", "--solver", "beam"]) == 0
+    data = json.loads((log_dir / "eval_by_distance.json").read_text())
+    assert data["settings"]["solver"] == "beam" and data["settings"]["solver_options"]["beam_width"] == 8
+    assert all("mean_nodes" in r and "mean_seconds" in r for r in data["by_distance"])
+    assert data["overall"]["solve_rate"] == 1.0 and data["overall"]["mean_nodes"] > 0
+    scrambles = tmp_path / "set.txt"
+    scrambles.write_text("R\nU F\n")
+    out_json = tmp_path / "solutions.json"
+    assert evaluate.main([*base, "--scrambles", str(scrambles), "--out", str(out_json), "--solver", "astar"]) == 0
+    for r in json.loads(out_json.read_text()):
+        assert r["solved"] and r["length"] == r["optimal"] and r["nodes"] > 0  # astar: optimal here
+        start = apply_moves(SOLVED_STICKERS, parse_moves(r["scramble"]))
+        assert is_solved(apply_moves(start, parse_moves(r["solution"])))
+    capsys.readouterr()
+
+
+def test_bestfirst_needs_no_model(tmp_path, capsys):
+    args = ["--checkpoint", str(tmp_path / "none.pt"), "--max-len", "1", "--log-dir", str(tmp_path), *TINY]
+    assert evaluate.main([*args, "--solver", "bestfirst"]) == 0
+    assert "needs no model" in capsys.readouterr().out
+    assert evaluate.main([*args, "--solver", "greedy"]) == 2  # the others do
+    assert "does not exist" in capsys.readouterr().err
+
+
+def test_solver_mcts_is_the_default(checkpoints, tmp_path, capsys):
+    def run(extra, mode):
+        log_dir = tmp_path / f"{mode}{len(extra)}"
+        args = ["--checkpoint", str(checkpoints["random"]), "--max-len", "3", "--log-dir", str(log_dir), *TINY]
+        assert evaluate.main([*args, *(["--by-distance", "--max-dist", "3"] if mode == "dist" else []), *extra]) == 0
+        name = "eval_by_distance.json" if mode == "dist" else "eval_scramble_result.json"
+        data = json.loads((log_dir / name).read_text())
+        if mode == "dist":
+            return untimed(data["by_distance"]), data["settings"]
+        return untimed(data), None
+
+    for mode in ("lengths", "dist"):
+        (rows, settings), (rows_mcts, settings_mcts) = run([], mode), run(["--solver", "mcts"], mode)
+        assert rows == rows_mcts
+        assert all(r["mean_nodes"] > 0 for r in rows)
+    assert {k: v for k, v in settings.items() if k != "checkpoint"} == {
+        k: v for k, v in settings_mcts.items() if k != "checkpoint"
+    }
+    assert settings["solver"] == "mcts" and settings["solver_options"] == {"sims": 10, "max_moves": 4, "c_puct": 1.3}
+    capsys.readouterr()
+
+
+# --------------------------------------------------------------------------- --all-positions
+def _read_failures(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def _check_failures(records: list[dict]) -> None:
+    solver = OS.get_solver()
+    for r in records:
+        cube = np.array(r["stickers"], dtype=np.int8)
+        assert solver.distance(cube) == r["distance"] == len(parse_moves(r["scramble"]))
+        assert np.array_equal(apply_moves(SOLVED_STICKERS, parse_moves(r["scramble"])), cube)
+        assert solver.index(cube[None])[0] == r["index"]
+        assert not is_solved(apply_moves(cube, parse_moves(r["moves"])))
+
+
+def test_all_positions_sample_end_to_end(checkpoints, tmp_path, capsys):
+    log_dir = tmp_path / "logs"
+    args = ["--checkpoint", str(checkpoints["neutral"]), "--log-dir", str(log_dir), "--all-positions"]
+    args += ["--sample", "50", "--limit", "10", "--sims", "5", "--max-steps", "4", "--no-progress", "--seed", "2"]
+    assert evaluate.main(args) == 0
+    out = capsys.readouterr().out
+    assert "distance" in out and "within 0.5" in out and "Overall" in out
+    data = json.loads((log_dir / "eval_all_positions.json").read_text())
+    index = evaluate.all_positions_sample(2, 50, 10)
+    assert data["settings"]["positions"] == len(index) and data["settings"]["mode"] == "sample"
+    assert data["settings"]["solver"] == "mcts" and data["settings"]["sample"] == 50
+    distance = OS.get_solver().table[index]
+    assert (distance >= 13).sum() >= 10  # the 10 drawn at 13-14, and any the uniform sample holds
+    rows = {r["distance"]: r for r in data["by_distance"]}
+    assert sum(r["positions"] for r in rows.values()) == len(index)
+    for d, r in rows.items():
+        assert r["positions"] == int((distance == d).sum())
+        assert r["positions_at_distance"] == OS.get_solver().count_at_distance(d)
+        assert {"value_moves_mean", "value_max_error", "value_within_half_move", "mean_nodes"} <= set(r)
+    failures = _read_failures(log_dir / "all_positions_failures.jsonl")
+    assert len(failures) == data["overall"]["positions"] - data["overall"]["solved"] > 0
+    _check_failures(failures)
+    assert (log_dir / "eval_all_positions.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_all_positions_greedy_needs_an_orientation_invariant_network(checkpoints, tmp_path, capsys):
+    args = ["--checkpoint", str(checkpoints["neutral"]), "--log-dir", str(tmp_path), "--all-positions"]
+    assert evaluate.main([*args, "--solver", "greedy", "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "--sample" in err
+    assert not (tmp_path / "eval_all_positions.json").exists()
+
+
+@pytest.fixture(scope="module")
+def canonical_checkpoint(tmp_path_factory) -> Path:
+    from Policy_Value_Net import save_checkpoint
+
+    torch.manual_seed(0)
+    path = tmp_path_factory.mktemp("canonical") / "canonical.pt"
+    save_checkpoint(PolicyValueNet(canonical_orientation=True), str(path))
+    return path
+
+
+def test_all_positions_greedy_on_a_slice(canonical_checkpoint, tmp_path):
+    from All_Positions import cubes_at
+    from Solvers import greedy_batch
+
+    model = Policy_Value_Net.load_model(str(canonical_checkpoint), "cpu")
+    start = np.arange(1, 3_674_160, 24_000)
+    index, solved, lengths, values, failed_moves = evaluate.greedy_every_position(model, start=start, max_moves=6)
+    assert np.array_equal(index, start) and len(failed_moves) == int((~solved).sum())
+    # The same games as the greedy solver on stickers (a canonical network: one value per position).
+    moves, ref_lengths, ref_solved, _ = greedy_batch(cubes_at(start), lambda c: model_values(model, c), max_moves=6)
+    assert np.array_equal(solved, ref_solved) and np.array_equal(lengths, ref_lengths)
+    assert [m[:k].tolist() for m, k, s in zip(moves, ref_lengths, ref_solved) if not s] == failed_moves
+    distance = OS.get_solver().table[start]
+    assert (lengths[solved] >= distance[solved]).all()
+    np.testing.assert_allclose(values, model_values(model, cubes_at(start)), atol=1e-5)
+
+
+def model_values(model, cubes) -> np.ndarray:
+    from Solvers import network_fns
+
+    return network_fns(model)[0](cubes).astype(np.float64)
+
+
+def test_all_positions_greedy_cli_on_a_slice(canonical_checkpoint, tmp_path, capsys):
+    args = ["--checkpoint", str(canonical_checkpoint), "--log-dir", str(tmp_path), "--all-positions"]
+    assert evaluate.main([*args, "--solver", "greedy", "--limit", "60", "--max-steps", "5", "--no-progress"]) == 0
+    data = json.loads((tmp_path / "eval_all_positions.json").read_text())
+    assert data["settings"]["mode"] == "all" and data["settings"]["positions"] == 60
+    assert sum(r["positions"] for r in data["by_distance"]) == 60
+    _check_failures(_read_failures(tmp_path / "all_positions_failures.jsonl"))
+    assert "Overall" in capsys.readouterr().out
+
+
+def test_optimal_scrambles_invert_the_optimal_solver():
+    solver = OS.get_solver()
+    cubes = solver.random_cubes(np.random.default_rng(9), 30)
+    assert evaluate.optimal_solutions(cubes) == [solver.solve(c) for c in cubes]
+    for cube, scramble in zip(cubes, evaluate.optimal_scrambles(cubes)):
+        assert np.array_equal(apply_moves(SOLVED_STICKERS, parse_moves(scramble)), cube)
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        ["--sample", "10"],
+        ["--all-positions", "--by-distance"],
+        ["--all-positions", "--sample", "0"],
+        ["--solver", "dfs"],
+    ],
+)
+def test_bad_solver_and_all_positions_flags(bad, capsys):
+    with pytest.raises(SystemExit) as exc:
+        evaluate.parse_args(bad)
+    assert exc.value.code == 2

@@ -427,3 +427,37 @@ def test_scripted_solve_saves_a_screenshot_and_reports(checkpoints, tmp_path):
     assert len(lines) == 1 and lines[0].startswith("solved=True"), out.stdout
     assert 'scramble="R"' in lines[0]
     assert _png_size(shot) == (PyGame.WIDTH, PyGame.HEIGHT)
+
+
+# --------------------------------------------------------------------------- --solver
+def test_greedy_solver_solves_in_the_worker_and_is_named(make_app):
+    app = make_app("neutral", anim_ms=0, solver="greedy")
+    app.scramble(parse_moves("R"))
+    click(app, "Solve")
+    run_until(app, lambda: app.idle())
+    assert is_solved(app.cube) and len(app.solution) == 1
+    assert "Solved in" in app.message[0]
+    assert app.solver == "greedy"
+    assert PyGame.parse_args(["--solver", "greedy"]).solver == "greedy"
+    assert PyGame.parse_args([]).solver == "mcts"
+
+
+def test_bestfirst_solves_without_a_model(make_app, tmp_path):
+    app = make_app(tmp_path / "none.pt", anim_ms=0, solver="bestfirst")
+    assert app.model is None
+    app.scramble(parse_moves("R U"))
+    click(app, "Solve")
+    run_until(app, lambda: app.idle())
+    assert is_solved(app.cube)
+
+
+def test_scripted_solve_with_the_greedy_solver(checkpoints, tmp_path):
+    env = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy")
+    cmd = [
+        sys.executable, "PyGame.py", "--checkpoint", str(checkpoints["neutral"]), "--device", "cpu",
+        "--scramble", "F'", "--solve", "--solver", "greedy", "--anim-ms", "10", "--no-optimal", "--quit-when-done",
+    ]  # fmt: skip
+    out = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("solved=True moves=1"), out.stdout

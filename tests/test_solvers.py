@@ -272,3 +272,36 @@ def test_bestfirst_follows_the_seed():
     cubes, _ = batch_scramble(np.random.default_rng(5), 8, 5)
     for cube, r in zip(cubes, S.solve_cubes("bestfirst", cubes)):
         assert r.moves == seed_bestfirst_reference(cube)
+
+
+def test_gumbel_solver_plays_the_greedy_gumbel_episodes():
+    from Gumbel_MCTS import play_gumbel_episodes
+
+    torch.manual_seed(0)
+    model = PolicyValueNet()
+    cubes, _ = batch_scramble(np.random.default_rng(6), 4, 3)
+    results = S.solve_cubes("gumbel", cubes, model=model, sims=8, max_moves=5)
+    check_results(cubes, results)
+    run = play_gumbel_episodes(model.eval(), cubes, 8, 5, np.random.default_rng(0), gumbel_scale=0.0)
+    assert [r.moves for r in results] == run.actions
+    assert [r.nodes for r in results] == [8 * len(a) for a in run.actions]
+    # Functions instead of a model feed the same search.
+    value_fn, policy_fn = S.network_fns(model)
+    again = S.solve_cubes("gumbel", cubes, value_fn=value_fn, policy_fn=policy_fn, sims=8, max_moves=5)
+    assert [r.moves for r in again] == run.actions
+
+
+def test_gumbel_with_the_exact_value_solves_short_scrambles(solver, exact):
+    cubes = np.concatenate([solver.random_cubes_at_distance(np.random.default_rng(8), d, 2) for d in (1, 2, 3)])
+    uniform = lambda c: np.zeros((len(c), 12))  # noqa: E731 - no policy: the values decide
+    results = S.solve_cubes("gumbel", cubes, value_fn=exact, policy_fn=uniform, sims=32, max_moves=10)
+    check_results(cubes, results)
+    assert all(r.solved for r in results)
+
+
+def test_solver_settings_name_each_solvers_options():
+    assert "gumbel" in S.SOLVER_NAMES and S.NETWORK_SOLVERS == set(S.SOLVER_NAMES) - {"bestfirst"}
+    opts = S.SolverOptions(sims=12, beam_width=7)
+    assert S.solver_settings("mcts", opts) == {"sims": 12, "max_moves": 40, "c_puct": 1.3}
+    assert S.solver_settings("beam", opts)["beam_width"] == 7
+    assert set(S.SOLVER_FIELDS) == set(S.SOLVER_NAMES)

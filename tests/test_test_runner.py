@@ -133,7 +133,12 @@ def test_same_seed_same_output(checkpoints, capsys):
         "--max-steps",
         "4",
     ]
-    first, second = _run_main(args, capsys), _run_main(args, capsys)
+
+    def without_timing(result):  # the last line reports the search's seconds, which vary
+        code, out, err = result
+        return code, "\n".join(line for line in out.splitlines() if not line.startswith("Search (")), err
+
+    first, second = without_timing(_run_main(args, capsys)), without_timing(_run_main(args, capsys))
     assert first == second and first[0] == 0
     other = _run_main([*args[:3], "6", *args[4:]], capsys)
     assert other[1] != first[1]
@@ -156,7 +161,7 @@ def test_scramble_len_zero_is_already_solved(checkpoints):
     lines: list[str] = []
     record = runner.run_one_episode(model, "cpu", scramble_len=0, num_simulations=5, seed=0, out=lines.append)
     assert record["solved"] and record["length"] == 0 and record["optimal"] == 0
-    assert lines[-1].startswith("Solved in 0 moves")
+    assert lines[-2].startswith("Solved in 0 moves") and lines[-1].startswith("Search (mcts): 0 simulations")
 
 
 # --------------------------------------------------------------------------- errors
@@ -255,3 +260,44 @@ def test_help_and_imports_have_no_side_effects(tmp_path):
     assert env_proc.returncode == 0, env_proc.stderr
     assert env_proc.stdout == ""
     assert list(tmp_path.iterdir()) == []
+
+
+# --------------------------------------------------------------------------- --solver
+def test_solver_greedy_text_and_json(checkpoints, capsys):
+    args = ["--checkpoint", str(checkpoints["neutral"]), "--scramble", "R", "--solver", "greedy"]
+    code, out, _ = _run_main(args, capsys)
+    lines = out.splitlines()
+    assert code == 0 and "solver greedy" in lines[0]
+    assert "Step 1: move " in out and "Solved in 1 move " in out and "Step 2" not in out
+    assert lines[-1].startswith("Search (greedy): 12 states generated in ")  # the 12 children of the start
+    code, out, _ = _run_main([*args, "--json"], capsys)
+    record = json.loads(out)
+    assert record["solver"] == "greedy" and record["nodes"] == 12 and record["seconds"] >= 0
+    assert record["solved"] and record["length"] == 1
+
+
+def test_solver_json_replays_for_every_solver(checkpoints, capsys):
+    for solver in ("beam", "astar", "bestfirst", "gumbel"):
+        args = ["--checkpoint", str(checkpoints["neutral"]), "--seed", "4", "--scramble-len", "3", "--json"]
+        code, out, _ = _run_main([*args, "--solver", solver, "--sims", "10", "--max-steps", "6"], capsys)
+        record = json.loads(out)
+        assert code == 0 and record["solver"] == solver and record["nodes"] >= 0
+        start = apply_moves(SOLVED_STICKERS, parse_moves(record["scramble"]))
+        assert record["solved"] == is_solved(apply_moves(start, parse_moves(record["solution"])))
+        if solver != "gumbel":  # the neutral net gives gumbel nothing to go on
+            assert record["solved"]
+
+
+def test_bestfirst_runs_without_a_model(tmp_path, capsys):
+    args = ["--checkpoint", str(tmp_path / "none.pt"), "--scramble", "R U", "--solver", "bestfirst", "--json"]
+    code, out, _ = _run_main(args, capsys)
+    record = json.loads(out)
+    assert code == 0 and record["solved"] and record["checkpoint"] is None
+
+
+def test_solver_mcts_is_the_default(checkpoints, capsys):
+    args = ["--checkpoint", str(checkpoints["random"]), "--seed", "3", "--sims", "15", "--max-steps", "5", "--json"]
+    default = json.loads(_run_main(args, capsys)[1])
+    mcts = json.loads(_run_main([*args, "--solver", "mcts"], capsys)[1])
+    assert default.pop("seconds") >= 0 and mcts.pop("seconds") >= 0
+    assert default == mcts and default["solver"] == "mcts" and default["nodes"] == 15 * default["length"]
