@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from All_Positions import SOLVED_INDEX, cubes_at, children
+from All_Positions import SOLVED_INDEX, children, cubes_at
 from Lookahead_Targets import STEP_COST, UNSOLVED_MAX, scramble_path_states
 from Optimal_Solver import NUM_STATES, OptimalSolver, default_cache_path
 from Policy_Value_Net import PolicyValueNet, eval_mode
