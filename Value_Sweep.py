@@ -106,8 +106,9 @@ class Sweeper:
                 out[lo : lo + batch] = model(x)[1].squeeze(-1).double().cpu().numpy()
         return out
 
-    def targets(self, model, rng: np.random.Generator, walk_states: int, walk_len: int,
-                policy_temperature: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def targets(
+        self, model, rng: np.random.Generator, walk_states: int, walk_len: int, policy_temperature: float
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """One sweep: the rows to train on (every class except solved, then the classes of
         ``walk_states`` fresh scramble-path states), as ``(inputs (n, 144), pi (n, 12), z (n,))``."""
         cubes, depth, _ = scramble_path_states(rng, walk_states, walk_len)
