@@ -11,24 +11,38 @@ VALUE_WEIGHT = 1.0
 POLICY_WEIGHT = 1.2
 
 
-def alphazero_loss(policy_logits, value_pred, target_pi, target_v, value_weight: float = VALUE_WEIGHT):
+def alphazero_loss(
+    policy_logits, value_pred, target_pi, target_v, value_weight: float = VALUE_WEIGHT, sample_weights=None
+):
     """``1.0 * MSE(v, z) + 1.2 * CE(pi, softmax(logits))``; returns (loss, policy_loss, value_loss).
 
     ``value_weight`` replaces the 1.0 (``main.py --value-weight``): values one move apart
     differ by only 0.03, so an error of a whole move costs 0.0009 in the MSE.
+
+    ``sample_weights`` (beyond the original; None = exactly the original's loss): a tensor
+    ``(B,)`` weighting both terms of each sample, or ``(B, 2)`` with one column for the
+    policy term and one for the value term (ADI's ``1/D``; a scramble-trained network's
+    value column 0). Each term is then ``sum(w * per-sample loss) / B``.
     """
     value_pred = value_pred.squeeze(-1)
-    value_loss = F.mse_loss(value_pred, target_v)
     log_prob = F.log_softmax(policy_logits, dim=-1)
+    if sample_weights is not None:
+        w = sample_weights if sample_weights.ndim == 2 else sample_weights[:, None].expand(-1, 2)
+        policy_loss = -(w[:, 0] * (target_pi * log_prob).sum(dim=-1)).mean()
+        value_loss = (w[:, 1] * (value_pred - target_v) ** 2).mean()
+        return value_weight * value_loss + POLICY_WEIGHT * policy_loss, policy_loss, value_loss
+    value_loss = F.mse_loss(value_pred, target_v)
     policy_loss = -(target_pi * log_prob).sum(dim=-1).mean()
     loss = value_weight * value_loss + POLICY_WEIGHT * policy_loss
     return loss, policy_loss, value_loss
 
 
-def dataset_to_tensors(dataset) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+def dataset_to_tensors(dataset) -> tuple[torch.Tensor, ...]:
     """A list of ``(state (144,), pi (12,), z)``, or a tuple of three arrays
-    ``(states (n, 144), pis (n, 12), zs (n,))``, -> three float32 tensors."""
-    if isinstance(dataset, tuple) and len(dataset) == 3 and np.ndim(dataset[0]) == 2:
+    ``(states (n, 144), pis (n, 12), zs (n,))``, -> three float32 tensors. A tuple of four
+    arrays ``(states, pis, zs, weights)`` (per-sample loss weights, see ``alphazero_loss``)
+    -> four."""
+    if isinstance(dataset, tuple) and len(dataset) in (3, 4) and np.ndim(dataset[0]) == 2:
         return tuple(torch.as_tensor(np.asarray(a, dtype=np.float32)) for a in dataset)
     states = torch.from_numpy(np.stack([np.asarray(s, dtype=np.float32) for s, _, _ in dataset]))
     pis = torch.from_numpy(np.stack([np.asarray(p, dtype=np.float32) for _, p, _ in dataset]))
@@ -48,6 +62,7 @@ def train_on_selfplay_data(
     verbose: bool = False,
     value_weight: float = VALUE_WEIGHT,
     optimizer: torch.optim.Optimizer | None = None,
+    sample_weights=None,
 ):
     """Train ``model`` on ``dataset`` for ``epochs`` shuffled passes of ``batch_size``.
 
@@ -55,11 +70,17 @@ def train_on_selfplay_data(
     over ``model``'s parameters kept between calls, ``main.py --keep-optimizer``) is given;
     its learning rate is set to ``lr``. Returns ``(model, loss, policy_loss, value_loss)``:
     the means over the last epoch. ``seed`` fixes the shuffling.
+
+    ``sample_weights`` ``(n,)`` or ``(n, 2)`` (or a fourth array in a tuple ``dataset``):
+    per-sample loss weights (``alphazero_loss``); None trains exactly as the original.
     """
     if len(dataset) == 0:
         raise ValueError("cannot train on an empty dataset")
     device = torch.device(device) if device is not None else next(model.parameters()).device
-    states, pis, zs = (t.to(device) for t in dataset_to_tensors(dataset))
+    states, pis, zs, *rest = (t.to(device) for t in dataset_to_tensors(dataset))
+    if sample_weights is not None:
+        rest = [torch.as_tensor(np.asarray(sample_weights, dtype=np.float32)).to(device)]
+    weights = rest[0] if rest else None
     if optimizer is None:
         optimizer = torch.optim.Adam(model.parameters(), lr=lr)
     for group in optimizer.param_groups:
@@ -80,7 +101,9 @@ def train_on_selfplay_data(
         for start in range(0, n, batch_size):
             idx = order[start : start + batch_size]
             logits, value = model(states[idx])
-            loss, policy_loss, value_loss = alphazero_loss(logits, value, pis[idx], zs[idx], value_weight)
+            loss, policy_loss, value_loss = alphazero_loss(
+                logits, value, pis[idx], zs[idx], value_weight, None if weights is None else weights[idx]
+            )
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             optimizer.step()

@@ -36,10 +36,11 @@ from Plot_Scatter import MetricsLogger
 from Policy_Value_Net import CheckpointError, PolicyValueNet, load_state_dict, model_from_state, save_checkpoint
 from Rubik2x2Env import NUM_ACTIONS, NUM_STICKERS, batch_onehot, batch_scramble
 from Run_IO import atomic_write
+from Seed_Targets import SEED_TARGETS, seed_training_sample
 from Self_Play import VALUE_TARGETS, generate_self_play_data
 from Train_Network import VALUE_WEIGHT, train_on_selfplay_data
 
-TARGET_SOURCES = ("selfplay", "lookahead")
+TARGET_SOURCES = ("selfplay", "lookahead", *SEED_TARGETS)  # adi (seed 001), scramble (seed 002): Seed_Targets.py
 
 STATE_VERSION = 1
 
@@ -468,6 +469,13 @@ def main(argv=None) -> int:
                 sample, num_samples, trained = (batch_onehot(cubes), pi, z), len(z), True
                 rate = ("states/s", len(z) / (time.perf_counter() - t0))
                 what = f"lookahead {len(z)} states | greedy"
+            elif args.targets in SEED_TARGETS:  # as lookahead, targets (and loss weights) from Seed_Targets.py
+                sample = seed_training_sample(args.targets, model, rng, args.states_per_iter, length, device)
+                start_cubes, _ = batch_scramble(rng, args.episodes_per_iter, length)
+                solve_rate = greedy_policy_solve_rate(model, start_cubes, args.max_episode_steps, device)
+                num_samples, trained = len(sample[2]), True
+                rate = ("states/s", num_samples / (time.perf_counter() - t0))
+                what = f"{args.targets} {num_samples} states | greedy"
             else:
                 sims = simulations_for(length, tuple(args.sims))
                 temp = temperature_for(length, tuple(args.temps))
