@@ -289,7 +289,8 @@ def fmt(value, spec: str, suffix: str = "") -> str:
 
 
 def write_reports(report: dict, out_dir: str) -> list[str]:
-    rows = report["results"]
+    order = {name: i for i, name in enumerate([*report["models"], "none"])}
+    rows = sorted(report["results"], key=lambda r: order.get(r["model"], len(order)))  # by model, solvers in order
     lines = [
         "# Trainers x solvers benchmark",
         "",

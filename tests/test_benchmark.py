@@ -59,7 +59,7 @@ def test_checkpoints_every_solver_one_table_and_chart(tmp_path, checkpoints):
     net = checkpoints["random"]
     out = run_bench(tmp_path, "--checkpoints", f"rand={net},scramble={net}")
     assert out.returncode == 0, out.stderr
-    assert time.time() - start < 60
+    assert time.time() - start < 120  # about 15 s on an idle 2-core CPU
     report = json.loads((tmp_path / "out" / "benchmark.json").read_text())
     rows = {(r["model"], r["solver"]): r for r in report["results"]}
     solvers = ["mcts", "greedy", "beam", "beam_policy", "astar", "bestfirst"]
@@ -92,7 +92,7 @@ def test_training_budget_stops_main_and_benchmarks_what_it_saved(tmp_path):
         "--trainers",
         "scramble",
         "--budget-minutes",
-        "0.25",
+        "0.5",
         "--train-args",
         tiny_main,
         "--solvers",
@@ -103,7 +103,7 @@ def test_training_budget_stops_main_and_benchmarks_what_it_saved(tmp_path):
     report = json.loads((tmp_path / "out" / "benchmark.json").read_text())
     m = report["models"]["scramble"]
     assert m["stopped_by_budget"] and m["exit_code"] == 0 and m["iterations"] >= 1
-    assert 15 <= m["train_seconds"] < 60 and "--targets scramble" in m["command"]
+    assert 30 <= m["train_seconds"] < 120 and "--targets scramble" in m["command"]
     assert (tmp_path / "out" / "scramble.pt").is_file()
     assert "Stopped by SIGTERM" in (tmp_path / "out" / "scramble_train.log").read_text()
     rows = {r["solver"]: r for r in report["results"]}
