@@ -14,35 +14,55 @@ _ATANH_CLIP = 0.999  # targets of +-1 (a solved cube) have an infinite logit
 
 
 def alphazero_loss(
-    policy_logits, value_pred, target_pi, target_v, value_weight: float = VALUE_WEIGHT, value_loss: str = "mse"
+    policy_logits,
+    value_pred,
+    target_pi,
+    target_v,
+    value_weight: float = VALUE_WEIGHT,
+    sample_weights=None,
+    value_loss: str = "mse",
 ):
     """``1.0 * MSE(v, z) + 1.2 * CE(pi, softmax(logits))``; returns (loss, policy_loss, value_loss).
 
     ``value_weight`` replaces the 1.0 (``main.py --value-weight``): values one move apart
     differ by only 0.03, so an error of a whole move costs 0.0009 in the MSE.
+
+    ``sample_weights`` (beyond the original; None = exactly the original's loss): a tensor
+    ``(B,)`` weighting both terms of each sample, or ``(B, 2)`` with one column for the
+    policy term and one for the value term (ADI's ``1/D``; a scramble-trained network's
+    value column 0). Each term is then ``sum(w * per-sample loss) / B``.
+
     ``value_loss="logit"`` (``main.py --value-loss logit``): ``value_pred`` is the value
-    before its tanh (``PolicyValueNet.forward_logits``) and the loss is
+    before its tanh (``PolicyValueNet.forward_logits``) and each sample's value error is
     ``((1 - z^2) (u - atanh z))^2``, the squared error in value units to first order around
     the target. Unlike the MSE after the tanh it keeps its gradient when the tanh saturates:
     measured, a few Adam steps from scratch pushed every value to 1.0, where the MSE's
     gradient vanishes and training stalled for good.
     """
     value_pred = value_pred.squeeze(-1)
+    log_prob = F.log_softmax(policy_logits, dim=-1)
     if value_loss == "logit":
         target = target_v.clamp(-_ATANH_CLIP, _ATANH_CLIP)
-        value_loss = ((1 - target**2) * (value_pred - torch.atanh(target))).pow(2).mean()
+        value_error = ((1 - target**2) * (value_pred - torch.atanh(target))) ** 2
     else:
-        value_loss = F.mse_loss(value_pred, target_v)
-    log_prob = F.log_softmax(policy_logits, dim=-1)
+        value_error = (value_pred - target_v) ** 2
+    if sample_weights is not None:
+        w = sample_weights if sample_weights.ndim == 2 else sample_weights[:, None].expand(-1, 2)
+        policy_loss = -(w[:, 0] * (target_pi * log_prob).sum(dim=-1)).mean()
+        value_loss = (w[:, 1] * value_error).mean()
+        return value_weight * value_loss + POLICY_WEIGHT * policy_loss, policy_loss, value_loss
+    value_loss = F.mse_loss(value_pred, target_v) if value_loss == "mse" else value_error.mean()
     policy_loss = -(target_pi * log_prob).sum(dim=-1).mean()
     loss = value_weight * value_loss + POLICY_WEIGHT * policy_loss
     return loss, policy_loss, value_loss
 
 
-def dataset_to_tensors(dataset) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+def dataset_to_tensors(dataset) -> tuple[torch.Tensor, ...]:
     """A list of ``(state (144,), pi (12,), z)``, or a tuple of three arrays
-    ``(states (n, 144), pis (n, 12), zs (n,))``, -> three float32 tensors."""
-    if isinstance(dataset, tuple) and len(dataset) == 3 and np.ndim(dataset[0]) == 2:
+    ``(states (n, 144), pis (n, 12), zs (n,))``, -> three float32 tensors. A tuple of four
+    arrays ``(states, pis, zs, weights)`` (per-sample loss weights, see ``alphazero_loss``)
+    -> four."""
+    if isinstance(dataset, tuple) and len(dataset) in (3, 4) and np.ndim(dataset[0]) == 2:
         return tuple(torch.as_tensor(np.asarray(a, dtype=np.float32)) for a in dataset)
     states = torch.from_numpy(np.stack([np.asarray(s, dtype=np.float32) for s, _, _ in dataset]))
     pis = torch.from_numpy(np.stack([np.asarray(p, dtype=np.float32) for _, p, _ in dataset]))
@@ -62,6 +82,7 @@ def train_on_selfplay_data(
     verbose: bool = False,
     value_weight: float = VALUE_WEIGHT,
     optimizer: torch.optim.Optimizer | None = None,
+    sample_weights=None,
     value_loss: str = "mse",
 ):
     """Train ``model`` on ``dataset`` for ``epochs`` shuffled passes of ``batch_size``.
@@ -69,13 +90,19 @@ def train_on_selfplay_data(
     As the original, a new Adam optimizer is made on every call, unless ``optimizer`` (an Adam
     over ``model``'s parameters kept between calls, ``main.py --keep-optimizer``) is given;
     its learning rate is set to ``lr``. Returns ``(model, loss, policy_loss, value_loss)``:
-    the means over the last epoch. ``seed`` fixes the shuffling. ``value_loss`` as in
-    ``alphazero_loss``.
+    the means over the last epoch. ``seed`` fixes the shuffling.
+
+    ``sample_weights`` ``(n,)`` or ``(n, 2)`` (or a fourth array in a tuple ``dataset``):
+    per-sample loss weights (``alphazero_loss``); None trains exactly as the original.
+    ``value_loss`` as in ``alphazero_loss``.
     """
     if len(dataset) == 0:
         raise ValueError("cannot train on an empty dataset")
     device = torch.device(device) if device is not None else next(model.parameters()).device
-    states, pis, zs = (t.to(device) for t in dataset_to_tensors(dataset))
+    states, pis, zs, *rest = (t.to(device) for t in dataset_to_tensors(dataset))
+    if sample_weights is not None:
+        rest = [torch.as_tensor(np.asarray(sample_weights, dtype=np.float32)).to(device)]
+    weights = rest[0] if rest else None
     if optimizer is None:
         optimizer = torch.optim.Adam(model.parameters(), lr=lr)
     for group in optimizer.param_groups:
@@ -97,7 +124,9 @@ def train_on_selfplay_data(
         for start in range(0, n, batch_size):
             idx = order[start : start + batch_size]
             logits, value = forward(states[idx])
-            loss, policy_loss, v_loss = alphazero_loss(logits, value, pis[idx], zs[idx], value_weight, value_loss)
+            loss, policy_loss, v_loss = alphazero_loss(
+                logits, value, pis[idx], zs[idx], value_weight, None if weights is None else weights[idx], value_loss
+            )
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             optimizer.step()

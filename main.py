@@ -37,30 +37,32 @@ from Plot_Scatter import MetricsLogger
 from Policy_Value_Net import CheckpointError, PolicyValueNet, load_state_dict, model_from_state, save_checkpoint
 from Rubik2x2Env import NUM_ACTIONS, NUM_STICKERS, batch_onehot, batch_scramble
 from Run_IO import atomic_write
+from Seed_Targets import SEED_TARGETS, seed_training_sample
 from Self_Play import VALUE_TARGETS, generate_self_play_data
 from Train_Network import VALUE_LOSSES, VALUE_WEIGHT, train_on_selfplay_data
+from Value_Sweep import Sweeper
 
-TARGET_SOURCES = ("selfplay", "lookahead")
+TARGET_SOURCES = ("selfplay", "lookahead", "sweep", *SEED_TARGETS)
 LR_SCHEDULES = ("constant", "cosine")
 
 #: Named presets (``--recipe``): flag values, as argparse destinations, that work together.
 RECIPES = {
     "exact": dict(
-        targets="lookahead",
+        targets="sweep",
         canonical_symmetry=True,
         keep_optimizer=True,
         value_loss="logit",
         value_weight=30.0,
         policy_temperature=0.5,
-        states_per_iter=16384,
+        states_per_iter=65536,
         start_scramble_len=20,
-        epochs=4,
+        epochs=2,
         batch_size=1024,
         lr=5e-4,
         lr_schedule="cosine",
         lr_end=1e-5,
-        warmup_iters=5,
-        num_iters=100,
+        warmup_iters=2,
+        num_iters=40,
         eval_sims=200,
     ),
 }
@@ -290,7 +292,10 @@ def parse_args(argv=None) -> argparse.Namespace:
         choices=list(TARGET_SOURCES),
         default="selfplay",
         help="where training targets come from: 'selfplay' = MCTS self-play episodes (original); 'lookahead' = "
-        "states of random scramble paths, targets from a one-ply search of all 12 moves with the current network",
+        "states of random scramble paths, targets from a one-ply search of all 12 moves with the current network; "
+        "'sweep' = every class of positions up to symmetry once per iteration plus the states of random scramble "
+        "paths, targets from one network read per class (Value_Sweep.py; needs --canonical-symmetry); 'adi' (seed "
+        "001) and 'scramble' (seed 002): Seed_Targets.py",
     )
     g.add_argument(
         "--double-estimate",
@@ -328,7 +333,8 @@ def parse_args(argv=None) -> argparse.Namespace:
         "--states-per-iter",
         type=int,
         default=32768,
-        help="with --targets lookahead: states generated and trained on per iteration",
+        help="with --targets lookahead, adi or scramble: states generated and trained on per iteration; with "
+        "--targets sweep: scramble-path states added to the classes each iteration",
     )
     g.add_argument(
         "--value-weight",
@@ -458,7 +464,7 @@ def main(argv=None) -> int:
     curriculum = Curriculum(args.start_scramble_len, args.window, args.solve_threshold)
     buffer = ReplayBuffer(args.buffer_size)
     state_path = state_path_for(args.checkpoint)
-    first_iter, metrics, optimizer_state = 1, None, None
+    first_iter, metrics, optimizer_state, sweep_depths = 1, None, None, None
     try:
         if not args.fresh and os.path.isfile(state_path):
             state = torch.load(state_path, map_location="cpu", weights_only=True)
@@ -473,6 +479,7 @@ def main(argv=None) -> int:
             buffer.load(state["buffer"])
             rng.bit_generator.state = json.loads(state["rng"])
             first_iter, metrics, optimizer_state = state["iteration"] + 1, state["metrics"], state.get("optimizer")
+            sweep_depths = state.get("sweep_best_depth")
             print(
                 f"Resuming from {state_path}: iteration {first_iter}, scramble length {curriculum.scramble_len}, buffer {len(buffer)} states."  # noqa: E501
             )
@@ -515,6 +522,15 @@ def main(argv=None) -> int:
         optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
         if optimizer_state is not None:
             optimizer.load_state_dict(optimizer_state)
+    sweeper = None
+    if args.targets == "sweep":
+        if not model.symmetric:
+            return fail(
+                "--targets sweep reads one network value per class of positions up to symmetry, so it needs "
+                "--canonical-symmetry."
+            )
+        print("Sweep tables: the 77,802 classes of positions up to symmetry (built once, about a minute).")
+        sweeper = Sweeper(None if sweep_depths is None else sweep_depths.numpy())
     guard = InterruptGuard()
     guard.install()
     min_buffer = args.batch_size * args.min_buffer_batches
@@ -543,6 +559,20 @@ def main(argv=None) -> int:
                 sample, num_samples, trained = (batch_onehot(cubes), pi, z), len(z), True
                 rate = ("states/s", len(z) / (time.perf_counter() - t0))
                 what = f"lookahead {len(z)} states | greedy"
+            elif args.targets == "sweep":
+                sample = sweeper.targets(model, rng, args.states_per_iter, length, args.policy_temperature)
+                start_cubes, _ = batch_scramble(rng, args.episodes_per_iter, length)
+                solve_rate = greedy_policy_solve_rate(model, start_cubes, args.max_episode_steps, device)
+                num_samples, trained = len(sample[2]), True
+                rate = ("states/s", num_samples / (time.perf_counter() - t0))
+                what = f"sweep {num_samples} states | greedy"
+            elif args.targets in SEED_TARGETS:  # as lookahead, targets (and loss weights) from Seed_Targets.py
+                sample = seed_training_sample(args.targets, model, rng, args.states_per_iter, length, device)
+                start_cubes, _ = batch_scramble(rng, args.episodes_per_iter, length)
+                solve_rate = greedy_policy_solve_rate(model, start_cubes, args.max_episode_steps, device)
+                num_samples, trained = len(sample[2]), True
+                rate = ("states/s", num_samples / (time.perf_counter() - t0))
+                what = f"{args.targets} {num_samples} states | greedy"
             else:
                 sims = simulations_for(length, tuple(args.sims))
                 temp = temperature_for(length, tuple(args.temps))
@@ -616,6 +646,8 @@ def main(argv=None) -> int:
                 }
                 if optimizer is not None:
                     state["optimizer"] = optimizer.state_dict()
+                if sweeper is not None:
+                    state["sweep_best_depth"] = torch.from_numpy(sweeper.best_depth.copy())
                 atomic_write(state_path, lambda f: torch.save(state, f))
                 save_checkpoint(model, args.checkpoint)
                 logger.save_json()

@@ -266,3 +266,16 @@ def test_fresh_run_moves_old_logs_aside(tmp_path):
     assert metrics["iterations"] == [1]
     old = list((tmp_path / "logs" / "previous").glob("*/metrics.json"))
     assert len(old) == 1 and json.loads(old[0].read_text())["iterations"] == [1, 2]
+
+
+@pytest.mark.parametrize("targets", ["adi", "scramble"])
+def test_seed_targets_train_with_the_loop_and_the_greedy_solve_rate(tmp_path, targets):
+    out = run_main(tmp_path, "--num-iters", "2", "--targets", targets, "--states-per-iter", "64", "--skip-eval")
+    assert out.returncode == 0, out.stderr
+    lines = [l for l in out.stdout.splitlines() if l.startswith("iter ")]
+    assert len(lines) == 2 and all(f"{targets} 66 states | greedy" in l and "states/s" in l for l in lines)
+    metrics = json.loads((tmp_path / "logs" / "metrics.json").read_text())
+    assert metrics["iterations"] == [1, 2] and metrics["num_samples"] == [66, 66]  # 22 whole paths of length 3
+    assert (metrics["value_losses"] == [0.0, 0.0]) == (targets == "scramble")  # scramble: no value loss
+    assert "policy_head.weight" in torch.load(tmp_path / "m.pt", weights_only=True)
+    assert (tmp_path / "m.train_state.pt").is_file()

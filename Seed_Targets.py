@@ -1,0 +1,141 @@
+"""Training targets of the seed systems (``main.py --targets adi`` and ``--targets scramble``).
+
+Both take their states from random scramble paths (``Lookahead_Targets.scramble_path_states``:
+every prefix of a path, so depths 1..max_len are equally common) and train with the existing
+loop, curriculum and loss; what differs is the targets and a per-sample loss weight
+(``Train_Network.alphazero_loss(sample_weights=...)``).
+
+``adi`` -- seed 001, Autodidactic Iteration (McAleer et al., arXiv 1805.07470). For each
+state ``s`` and each of the 12 moves ``a``, ``q_a = R(child_a) + v(child_a)`` with ``R = +1``
+for the solved cube and ``-1`` otherwise; value target ``max_a q_a``, policy target one-hot on
+``argmax_a q_a``, and both loss terms of a sample weighted ``1 / D`` (``D`` its scramble depth).
+As in the seed's library (``libcube``), a solved child is terminal: its ``v`` is 0, so a
+state one move from solved is worth exactly 1 and, by the backup, ``d`` moves out ``2 - d``.
+
+Value scale. ADI's values are unbounded sums (``2 - d``); this network's value is a tanh in
+[-1, 1] that every value-reading solver reads as ``moves = (1 - v) / 0.03`` (``v = 1 - 0.03 d``).
+Clipping ADI's sums to [-1, 1] would leave every cube 3 or more moves out at -1, a value no
+solver can follow. So the backup is computed in ADI's units and stored in the network's by the
+affine map that sends ``2 - d`` to ``1 - 0.03 d``::
+
+    v_net = 1 - 0.03 (2 - v_adi)        v_adi = 2 - (1 - v_net) / 0.03
+
+Rewards, the max and the argmax are ADI's own (the map is increasing, so the chosen move is
+the same); only the unit changes: one ADI reward of 1 is 0.03 of the network's value. The
+result equals ``max_a v_net(child_a) - 0.03`` with a solved child worth 1: the lookahead
+backup without its two safety bounds (no cap on unsolved children, no depth floor) and with
+ADI's ``1/D`` weights. A cube that is itself solved (a scramble path can come back) gets the
+target 1 and no policy loss.
+
+``scramble`` -- seed 002 (EfficientCube-like): the policy is trained to undo the last scramble
+move (one-hot on its inverse, cross-entropy only). The value head gets no loss at all (value
+weight 0 for every sample), so its output means nothing: solve with the policy
+(``Solvers``' ``beam`` with ``rank="policy"``, or its greedy policy), never with the value.
+A solved cube on a path gets no loss.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from Lookahead_Targets import STEP_COST, scramble_path_states
+from Policy_Value_Net import eval_mode
+from Rubik2x2Env import NUM_ACTIONS, batch_apply_moves, batch_is_solved, batch_onehot
+
+SEED_TARGETS = ("adi", "scramble")
+ADI_REWARD_SOLVED = 1.0
+ADI_REWARD_STEP = -1.0
+#: How each trainer's value reads (the benchmark records it).
+VALUE_SCALES = {
+    "selfplay": "1 - 0.03 n (episode length n, floored at 0.4)",
+    "lookahead": "1 - 0.03 d",
+    "adi": "ADI's 2 - d mapped affinely to 1 - 0.03 d",
+    "scramble": "none (value head untrained: policy only)",
+}
+
+
+def net_to_adi(values):
+    """The network's value ``1 - 0.03 d`` in ADI's units ``2 - d``."""
+    return 2.0 - (1.0 - np.asarray(values, dtype=np.float64)) / STEP_COST
+
+
+def adi_to_net(values):
+    """ADI's ``2 - d`` in the network's units ``1 - 0.03 d`` (inverse of ``net_to_adi``)."""
+    return 1.0 - STEP_COST * (2.0 - np.asarray(values, dtype=np.float64))
+
+
+@torch.no_grad()
+def network_values(model: torch.nn.Module, cubes: np.ndarray, device=None, batch: int = 16384) -> np.ndarray:
+    """``(n,)`` float64: the network's raw value of each cube (no cap, no solved test)."""
+    device = device if device is not None else next(model.parameters()).device
+    out = np.empty(len(cubes), dtype=np.float64)
+    with eval_mode(model):
+        for start in range(0, len(cubes), batch):
+            x = torch.from_numpy(batch_onehot(cubes[start : start + batch])).to(device)
+            out[start : start + batch] = model(x)[1].reshape(-1).double().cpu().numpy()
+    return out
+
+
+def adi_q_values(model: torch.nn.Module, cubes: np.ndarray, device=None) -> np.ndarray:
+    """``(n, 12)`` in ADI's units: ``R(child_a) + v(child_a)``, a solved child terminal (``v = 0``)."""
+    n = len(cubes)
+    kids = batch_apply_moves(np.repeat(cubes, NUM_ACTIONS, axis=0), np.tile(np.arange(NUM_ACTIONS), n))
+    solved = batch_is_solved(kids)
+    q = ADI_REWARD_STEP + net_to_adi(network_values(model, kids, device))
+    q[solved] = ADI_REWARD_SOLVED
+    return q.reshape(n, NUM_ACTIONS)
+
+
+def adi_targets(
+    model: torch.nn.Module, cubes: np.ndarray, depth: np.ndarray, device=None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """ADI's targets of ``cubes`` scrambled ``depth`` moves (see the module docstring).
+
+    Returns ``z (n,) float32`` (``max_a q_a`` in the network's scale), ``pi (n, 12) float32``
+    (one-hot on the best move, the lowest index among equals) and ``weights (n, 2) float32``
+    (policy and value loss weights: ``1 / depth`` both; a solved cube's ``z`` is 1 and its
+    policy weight 0).
+    """
+    cubes = np.asarray(cubes, dtype=np.int8)
+    n = len(cubes)
+    q = adi_q_values(model, cubes, device)
+    best = q.argmax(axis=1)
+    z = adi_to_net(q[np.arange(n), best])
+    pi = np.zeros((n, NUM_ACTIONS), dtype=np.float32)
+    pi[np.arange(n), best] = 1.0
+    weights = np.repeat(1.0 / np.asarray(depth, dtype=np.float64)[:, None], 2, axis=1)
+    solved = batch_is_solved(cubes)
+    z[solved] = 1.0
+    weights[solved, 0] = 0.0
+    return z.astype(np.float32), pi, weights.astype(np.float32)
+
+
+def scramble_targets(
+    rng: np.random.Generator, n: int, max_len: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """About ``n`` states of random scramble paths up to ``max_len`` moves, and their targets:
+    ``cubes (n, 24) int8``, ``pi (n, 12) float32`` one-hot on the inverse of the last scramble
+    move, ``z (n,)`` zeros (never trained), ``weights (n, 2) float32``: policy 1 and value 0
+    (policy 0 too for a cube the path brought back to solved)."""
+    cubes, _, last = scramble_path_states(rng, n, max_len)
+    pi = np.zeros((len(cubes), NUM_ACTIONS), dtype=np.float32)
+    pi[np.arange(len(cubes)), np.asarray(last) ^ 1] = 1.0  # actions come in (move, inverse) pairs
+    weights = np.zeros((len(cubes), 2), dtype=np.float32)
+    weights[:, 0] = ~batch_is_solved(cubes)
+    return cubes, pi, np.zeros(len(cubes), dtype=np.float32), weights
+
+
+def seed_training_sample(
+    kind: str, model: torch.nn.Module, rng: np.random.Generator, n: int, max_len: int, device=None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """One iteration's training data for ``main.py --targets adi|scramble``:
+    ``(states one-hot (n, 144), pis, zs, weights)``, the tuple ``train_on_selfplay_data`` takes."""
+    if kind == "adi":
+        cubes, depth, _ = scramble_path_states(rng, n, max_len)
+        z, pi, weights = adi_targets(model, cubes, depth, device)
+    elif kind == "scramble":
+        cubes, pi, z, weights = scramble_targets(rng, n, max_len)
+    else:
+        raise ValueError(f"unknown seed targets {kind!r}; choose one of {', '.join(SEED_TARGETS)}")
+    return batch_onehot(cubes), pi, z, weights

@@ -1,0 +1,110 @@
+"""benchmark.py end to end on tiny settings: given checkpoints, and a short training budget."""
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TINY = [
+    "--positions-per-distance",
+    "2",
+    "--uniform",
+    "3",
+    "--sims",
+    "4",
+    "--max-moves",
+    "4",
+    "--max-nodes",
+    "300",
+    "--beam-width",
+    "5",
+    "--astar-batch",
+    "10",
+    "--time-limit",
+    "0.5",
+    "--seed",
+    "1",
+    "--device",
+    "cpu",
+]
+
+pytestmark = pytest.mark.usefixtures("isolated_solver_cache")
+
+
+def run_bench(tmp_path, *extra, timeout=300):
+    cmd = [sys.executable, os.path.join(ROOT, "benchmark.py"), "--out-dir", str(tmp_path / "out"), *TINY, *extra]
+    return subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=timeout)
+
+
+def test_help():
+    out = subprocess.run([sys.executable, os.path.join(ROOT, "benchmark.py"), "--help"], capture_output=True, text=True)
+    for flag in ("--seed", "--device", "--budget-minutes", "--trainers", "--solvers", "--checkpoints", "--uniform"):
+        assert flag in out.stdout
+    assert out.returncode == 0
+
+
+def test_bad_flags_exit_2(tmp_path):
+    assert run_bench(tmp_path, "--solvers", "nope").returncode == 2
+    assert run_bench(tmp_path, "--trainers", "nope").returncode == 2
+    out = run_bench(tmp_path, "--checkpoints", "a=missing.pt")
+    assert out.returncode == 2 and "missing.pt" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_checkpoints_every_solver_one_table_and_chart(tmp_path, checkpoints):
+    start = time.time()
+    net = checkpoints["random"]
+    out = run_bench(tmp_path, "--checkpoints", f"rand={net},scramble={net}")
+    assert out.returncode == 0, out.stderr
+    assert time.time() - start < 120  # about 15 s on an idle 2-core CPU
+    report = json.loads((tmp_path / "out" / "benchmark.json").read_text())
+    rows = {(r["model"], r["solver"]): r for r in report["results"]}
+    solvers = ["mcts", "greedy", "beam", "beam_policy", "astar", "bestfirst"]
+    assert {s for _, s in rows} >= set(solvers)
+    for s in solvers:
+        if s == "bestfirst":
+            assert ("none", s) in rows and ("rand", s) not in rows  # no network: run once
+            continue
+        r = rows[("rand", s)]
+        assert r["skipped"] is None and r["total"]["n"] == 28  # 2 positions x 14 distances
+        assert set(r["groups"]) == {str(d) for d in range(1, 15)} | {"uniform"}
+        assert r["groups"]["uniform"]["n"] == 3
+        assert 0 <= r["total"]["solve_rate"] <= 1 and r["total"]["seconds_per_cube"] >= 0
+        scr = rows[("scramble", s)]
+        assert (scr["skipped"] is None) == (s == "beam_policy")  # no value: only the policy beam
+    t = rows[("rand", "beam")]["total"]
+    assert t["solved"] == 0 or t["moves_over_optimal"] >= 1.0  # never shorter than optimal
+    assert rows[("none", "bestfirst")]["groups"]["1"]["solve_rate"] == 1.0  # one move: always found
+    md = (tmp_path / "out" / "benchmark.md").read_text()
+    assert "| scramble | greedy | n/a |" in md and "| rand | beam_policy |" in md
+    assert "moves/optimal" in md and "Solve rate by true distance" in md
+    assert (tmp_path / "out" / "benchmark.png").read_bytes()[:4] == b"\x89PNG"
+    assert report["models"]["scramble"]["value_scale"].startswith("none")
+
+
+def test_training_budget_stops_main_and_benchmarks_what_it_saved(tmp_path):
+    tiny_main = "scramble=--states-per-iter 64 --epochs 1 --batch-size 16 --episodes-per-iter 4 --max-episode-steps 4"
+    out = run_bench(
+        tmp_path,
+        "--trainers",
+        "scramble",
+        "--budget-minutes",
+        "0.5",
+        "--train-args",
+        tiny_main,
+        "--solvers",
+        "beam_policy,greedy",
+        timeout=200,
+    )
+    assert out.returncode == 0, out.stderr
+    report = json.loads((tmp_path / "out" / "benchmark.json").read_text())
+    m = report["models"]["scramble"]
+    assert m["stopped_by_budget"] and m["exit_code"] == 0 and m["iterations"] >= 1
+    assert 30 <= m["train_seconds"] < 120 and "--targets scramble" in m["command"]
+    assert (tmp_path / "out" / "scramble.pt").is_file()
+    assert "Stopped by SIGTERM" in (tmp_path / "out" / "scramble_train.log").read_text()
+    rows = {r["solver"]: r for r in report["results"]}
+    assert rows["beam_policy"]["skipped"] is None and rows["greedy"]["skipped"]
