@@ -145,7 +145,7 @@ def fraction(text: str) -> float:
 def nonempty_path(text: str) -> str:
     """argparse type of a file or folder flag: an empty value (an unset shell variable) is an error."""
     if not text.strip():
-        raise argparse.ArgumentTypeError("must not be empty (an unset shell variable?)")
+        raise argparse.ArgumentTypeError("must not be empty, got ''")
     return text
 
 
@@ -248,6 +248,12 @@ def run_script(main, argv=None):
     except KeyboardInterrupt:
         _interrupted()
         status = EXIT_INTERRUPTED
+    except OSError as exc:  # a result file that cannot be written after all (disk full): one sentence
+        from Run_IO import OutputError
+
+        if not isinstance(exc, OutputError):
+            raise
+        status = fail(exc)
     error = guard.error
     if error is not None and not isinstance(error, BrokenPipeError) and not status:
         status = fail(f"cannot write to standard output ({error.strerror or type(error).__name__}).")

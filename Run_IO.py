@@ -26,9 +26,10 @@ class CheckpointError(Exception):
     """A checkpoint is missing, unreadable, or does not fit the network. The message is one sentence."""
 
 
-class OutputError(Exception):
+class OutputError(OSError):
     """An output location cannot be written (a directory where a file goes, no permission,
-    a read-only or full file system). The message is one sentence."""
+    a read-only or full file system). The message is one sentence. An ``OSError``, so that
+    code that handles failed writes keeps handling it."""
 
 
 def _file_mode() -> int:
@@ -45,9 +46,12 @@ def atomic_write(path: str | os.PathLike, write_fn: Callable[[IO], Any], mode: s
     """Write through ``write_fn(file)`` to a temp file beside ``path``, then ``os.replace``."""
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    # The writer's pid in the name: remove_stale_temps can tell a dead writer's leftover.
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f"{TEMP_PREFIX}{os.getpid()}-", suffix=os.path.basename(path))
+    try:
+        os.makedirs(folder, exist_ok=True)
+        # The writer's pid in the name: remove_stale_temps can tell a dead writer's leftover.
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f"{TEMP_PREFIX}{os.getpid()}-", suffix=os.path.basename(path))
+    except OSError as exc:
+        raise OutputError(f"cannot write '{path}' ({exc.strerror or exc}).") from exc
     try:
         os.chmod(tmp, FILE_MODE)  # mkstemp makes it private; results are ordinary files
         with os.fdopen(fd, mode) as f:
@@ -55,9 +59,11 @@ def atomic_write(path: str | os.PathLike, write_fn: Callable[[IO], Any], mode: s
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         if os.path.exists(tmp):
             os.unlink(tmp)
+        if isinstance(exc, OSError) and not isinstance(exc, OutputError):
+            raise OutputError(f"cannot write '{path}' ({exc.strerror or exc}).") from exc
         raise
 
 
