@@ -150,17 +150,19 @@ def nonempty_path(text: str) -> str:
 
 
 seed = int_in(0, SEED_MAX, "seeds are 32-bit")
-seed.__name__ = "seed"
 simulations = int_in(1, MAX_SIMULATIONS, "simulations per move; a search tree holds them all")
-simulations.__name__ = "simulations"
 scramble_len = int_in(0, MAX_SCRAMBLE_LEN, "every position is within 14 quarter turns")
-scramble_len.__name__ = "scramble_len"
 episodes = int_in(1, MAX_EPISODES, "all episodes are held in memory")
-episodes.__name__ = "episodes"
 move_limit = int_in(1, MAX_MOVE_LIMIT, "moves per episode")
-move_limit.__name__ = "move_limit"
 rounds = int_in(1, MAX_ROUNDS, "measurement rounds")
-rounds.__name__ = "rounds"
+# Training (main.py): sizes held in memory or iterated over.
+iterations = int_in(1, 1_000_000, "iterations")
+epochs = int_in(1, 10_000, "passes over the training sample")
+batch_size = int_in(1, 1_000_000, "states per mini-batch")
+buffer_size = int_in(1, 10_000_000, "replay buffer states, held in memory")
+batches = int_in(1, 1_000_000, "mini-batches")
+buffer_batches = int_in(0, 1_000_000, "mini-batches; 0 trains from the first iteration")
+states = int_in(1, 10_000_000, "states held in memory at once")
 
 
 def is_ascii_digits(text: str) -> bool:
