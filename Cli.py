@@ -155,6 +155,7 @@ scramble_len = int_in(0, MAX_SCRAMBLE_LEN, "every position is within 14 quarter 
 episodes = int_in(1, MAX_EPISODES, "all episodes are held in memory")
 move_limit = int_in(1, MAX_MOVE_LIMIT, "moves per episode")
 rounds = int_in(1, MAX_ROUNDS, "measurement rounds")
+milliseconds = int_in(0, 60_000, "at most a minute")
 # Training (main.py): sizes held in memory or iterated over.
 iterations = int_in(1, 1_000_000, "iterations")
 epochs = int_in(1, 10_000, "passes over the training sample")
