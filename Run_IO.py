@@ -109,9 +109,10 @@ def remove_stale_temps(directory: str | os.PathLike, prefix: str = TEMP_PREFIX) 
 
 def check_writable(path: str | os.PathLike, folder: bool = False) -> None:
     """Raise OutputError (one sentence) unless a file can be written at ``path`` (``folder``:
-    files inside the folder ``path``), checked before a run's work starts. Missing folders
-    are created (the run would create them anyway) and a probe file is written and removed:
-    permission bits say nothing for root or a read-only mount."""
+    files inside the folder ``path``), checked before a run's work starts. Nothing is left
+    behind: a probe file is written and removed in the nearest folder that exists (missing
+    folders below it would be created there); permission bits say nothing for root or a
+    read-only mount."""
     path = os.fspath(path)
     if not path:
         raise OutputError("an output location is empty (an unset shell variable?).")
@@ -119,10 +120,13 @@ def check_writable(path: str | os.PathLike, folder: bool = False) -> None:
         raise OutputError(f"cannot write the file '{path}': it is a directory.")
     if folder and os.path.exists(path) and not os.path.isdir(path):
         raise OutputError(f"cannot write into '{path}': it is a file, not a folder.")
-    target = path if folder else os.path.dirname(os.path.abspath(path))
+    base = os.path.abspath(path) if folder else os.path.dirname(os.path.abspath(path))
+    while not os.path.exists(base):
+        base = os.path.dirname(base)
+    if not os.path.isdir(base):
+        raise OutputError(f"cannot write to '{path}': '{base}' is a file, not a folder.")
     try:
-        os.makedirs(target, exist_ok=True)
-        fd, probe = tempfile.mkstemp(dir=target, prefix=f"{TEMP_PREFIX}{os.getpid()}-", suffix=".probe")
+        fd, probe = tempfile.mkstemp(dir=base, prefix=f"{TEMP_PREFIX}{os.getpid()}-", suffix=".probe")
         os.close(fd)
         os.unlink(probe)
     except OSError as exc:
