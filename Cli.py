@@ -8,6 +8,8 @@ torch is imported only when a device is resolved, so a script's ``--help`` stays
 from __future__ import annotations
 
 import argparse
+import math
+import os
 import re
 import sys
 
@@ -16,6 +18,16 @@ C_PUCT = 1.3  # PUCT exploration constant
 MAX_MOVES = 40  # moves per episode before it counts as unsolved
 EVAL_SIMULATIONS = 1000  # MCTS simulations per move in the evaluation
 EXIT_USAGE = 2  # exit status of every error a user can fix: a bad flag, file, device or model
+EXIT_INTERRUPTED = 130  # Ctrl-C, as a shell reports a process ended by SIGINT
+
+# Bounds of the flags (one place for every script): beyond them a run cannot fit in memory
+# or time, or the value means nothing.
+SEED_MAX = 2**32 - 1  # numpy's legacy seeding takes 32 bits
+MAX_SIMULATIONS = 100_000  # per move: a search tree preallocates this many nodes per root
+MAX_SCRAMBLE_LEN = 10_000  # every 2x2 position is within 14 quarter turns: longer adds nothing
+MAX_EPISODES = 1_000_000  # episodes / runs / positions per setting: all are held in memory at once
+MAX_MOVE_LIMIT = 10_000  # moves per episode: an episode's states are kept
+MAX_ROUNDS = 1_000  # benchmark rounds
 
 DEVICE_CHOICES = "auto (CUDA when available), cpu, cuda or cuda:N"
 _DEVICE_PATTERN = re.compile(r"auto|cpu|cuda(:\d+)?")
@@ -23,6 +35,15 @@ _DEVICE_PATTERN = re.compile(r"auto|cpu|cuda(:\d+)?")
 
 class DeviceError(Exception):
     """A ``--device`` that does not name a device, or names one this machine lacks. One sentence."""
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """``argparse.ArgumentParser`` whose errors are one line on stderr (no usage block) and
+    exit status 2, like every other error of the scripts."""
+
+    def error(self, message: str):
+        message = message.rstrip(".")
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see --help).\n")
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
@@ -87,21 +108,159 @@ def int_in(lo: int, hi: int | None = None, why: str = "") -> callable:
     return parse
 
 
-def positive_float(text: str) -> float:
-    """argparse type: a float above 0."""
+def _finite_float(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """argparse type: a finite float above 0."""
+    value = _finite_float(text)
     if not value > 0:
         raise argparse.ArgumentTypeError(f"must be positive, got {text}")
     return value
+
+
+def nonnegative_float(text: str) -> float:
+    """argparse type: a finite float, 0 or more."""
+    value = _finite_float(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {text}")
+    return value
+
+
+def fraction(text: str) -> float:
+    """argparse type: a number in 0..1 (a rate)."""
+    value = _finite_float(text)
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {text}")
+    return value
+
+
+def nonempty_path(text: str) -> str:
+    """argparse type of a file or folder flag: an empty value (an unset shell variable) is an error."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must not be empty, got ''")
+    return text
+
+
+seed = int_in(0, SEED_MAX, "seeds are 32-bit")
+simulations = int_in(1, MAX_SIMULATIONS, "simulations per move; a search tree holds them all")
+scramble_len = int_in(0, MAX_SCRAMBLE_LEN, "every position is within 14 quarter turns")
+episodes = int_in(1, MAX_EPISODES, "all episodes are held in memory")
+move_limit = int_in(1, MAX_MOVE_LIMIT, "moves per episode")
+rounds = int_in(1, MAX_ROUNDS, "measurement rounds")
+milliseconds = int_in(0, 60_000, "at most a minute")
+# Training (main.py): sizes held in memory or iterated over.
+iterations = int_in(1, 1_000_000, "iterations")
+epochs = int_in(1, 10_000, "passes over the training sample")
+batch_size = int_in(1, 1_000_000, "states per mini-batch")
+buffer_size = int_in(1, 10_000_000, "replay buffer states, held in memory")
+batches = int_in(1, 1_000_000, "mini-batches")
+buffer_batches = int_in(0, 1_000_000, "mini-batches; 0 trains from the first iteration")
+states = int_in(1, 10_000_000, "states held in memory at once")
+
+
+def is_ascii_digits(text: str) -> bool:
+    """``text`` is one or more of 0-9 (``str.isdigit`` also accepts ``²`` or ``①``, which ``int`` refuses)."""
+    return text.isascii() and text.isdigit()
 
 
 def fail(message) -> int:
     """Print ``error: <message>`` (one sentence) on stderr and return the exit status 2."""
     print(f"error: {message}", file=sys.stderr)
     return EXIT_USAGE
+
+
+class _QuietStdout:
+    """``sys.stdout`` that stops printing, quietly, once writing fails (the reader of a pipe
+    left, as with ``| head -1``; a full disk): the run goes on and finishes its result
+    files. ``error`` keeps the first failure; the stream's descriptor then points at
+    ``/dev/null``, so that buffered text never fails again (at exit, say)."""
+
+    def __init__(self, stream):
+        self._stream = stream
+        self.error: OSError | None = None
+
+    def write(self, text):
+        if self.error is None:
+            try:
+                return self._stream.write(text)
+            except OSError as exc:
+                self._lost(exc)
+        return len(text)
+
+    def flush(self) -> None:
+        if self.error is None:
+            try:
+                self._stream.flush()
+            except OSError as exc:
+                self._lost(exc)
+
+    def _lost(self, exc: OSError) -> None:
+        self.error = exc
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self._stream.fileno())
+            os.close(devnull)
+        except (OSError, ValueError, AttributeError):
+            pass
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+def _interrupted() -> None:
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        pass
+    print("interrupted", file=sys.stderr)
+
+
+def quiet_interrupts() -> None:
+    """From now on (imports included), Ctrl-C ends the process with one line, ``interrupted``,
+    and exit status 130 instead of a traceback. ``run_script`` does it for ``main``."""
+    default = sys.excepthook
+
+    def hook(kind, value, tb):
+        if issubclass(kind, KeyboardInterrupt):
+            _interrupted()
+            os._exit(EXIT_INTERRUPTED)
+        default(kind, value, tb)
+
+    sys.excepthook = hook
+
+
+def run_script(main, argv=None):
+    """``sys.exit(main(argv))`` as a Unix tool behaves: printing stops quietly when stdout's
+    reader leaves (the work and its files are finished; the exit status is main's), a stdout
+    that cannot be written (``> /dev/full``) gives one sentence and exit status 2, and Ctrl-C
+    gives ``interrupted`` and exit status 130, never a traceback."""
+    quiet_interrupts()
+    guard = _QuietStdout(sys.stdout)
+    sys.stdout = guard
+    try:
+        status = main(argv)
+        guard.flush()
+    except KeyboardInterrupt:
+        _interrupted()
+        status = EXIT_INTERRUPTED
+    except OSError as exc:  # a result file that cannot be written after all (disk full): one sentence
+        from Run_IO import OutputError
+
+        if not isinstance(exc, OutputError):
+            raise
+        status = fail(exc)
+    error = guard.error
+    if error is not None and not isinstance(error, BrokenPipeError) and not status:
+        status = fail(f"cannot write to standard output ({error.strerror or type(error).__name__}).")
+    sys.exit(status)
 
 
 def show_progress(flag: bool | None) -> bool:

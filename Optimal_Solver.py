@@ -28,7 +28,6 @@ Command line: ``python Optimal_Solver.py --build`` and
 
 from __future__ import annotations
 
-import argparse
 import functools
 import itertools
 import os
@@ -40,6 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
+import Cli
 from Rubik2x2Env import (
     ACTION_FACE,
     MOVE_PERMS,
@@ -378,7 +378,10 @@ def get_solver() -> OptimalSolver:
 
 # --------------------------------------------------------------------------- command line
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Optimal (quarter-turn) distances and solutions of the 2x2x2 cube.")
+    parser = Cli.ArgumentParser(
+        description="Optimal (quarter-turn) distances and solutions of the 2x2x2 cube. It draws nothing at random: "
+        "no --seed."
+    )
     parser.add_argument(
         "--build",
         action="store_true",
@@ -391,6 +394,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--cache",
+        type=Cli.nonempty_path,
         metavar="PATH",
         help=f"table file (default: ${CACHE_ENV}/{CACHE_NAME}, else <repo>/.cache/{CACHE_NAME})",
     )
@@ -421,4 +425,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    Cli.run_script(main)

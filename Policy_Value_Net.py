@@ -261,7 +261,27 @@ def load_state_dict(path: str) -> dict:
         state = state["model"]
     if not isinstance(state, dict):
         raise CheckpointError(f"checkpoint '{path}' does not hold a state_dict.")
+    check_weights(state, path)
     return state
+
+
+def check_weights(state: dict, path: str) -> None:
+    """Raise CheckpointError (one sentence naming ``path`` and the first bad entry) unless
+    every key is a string and every tensor holds finite floating-point numbers: NaN, Inf or
+    integer weights would load and solve nothing."""
+    for key, value in state.items():
+        if not isinstance(key, str):
+            raise CheckpointError(f"checkpoint '{path}' is damaged: it has a non-string key {key!r}.")
+        if key in (CANONICAL_KEY, SYMMETRY_KEY):  # markers, not weights
+            continue
+        if not isinstance(value, torch.Tensor):
+            raise CheckpointError(f"checkpoint '{path}' is damaged: '{key}' is a {type(value).__name__}, not a tensor.")
+        if not value.is_floating_point():
+            raise CheckpointError(
+                f"checkpoint '{path}' is damaged: tensor '{key}' is {value.dtype}, not floating point."
+            )
+        if not bool(torch.isfinite(value).all()):
+            raise CheckpointError(f"checkpoint '{path}' is damaged: tensor '{key}' holds NaN or infinite values.")
 
 
 def is_canonical(state: dict) -> bool:

@@ -27,7 +27,6 @@ import dataclasses
 import math
 import os
 import queue
-import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -39,6 +38,7 @@ import numpy as np
 import pygame
 import torch
 
+import Cli
 from Cli import C_PUCT, MAX_MOVES, DeviceError, add_device_flag, fail, load_script_model, resolve_device
 from MCTS_Core import NetworkEvaluator
 from Policy_Value_Net import CheckpointError
@@ -54,6 +54,7 @@ from Rubik2x2Env import (
     parse_moves,
     solved_cube,
 )
+from Run_IO import OutputError, check_writable
 from Self_Play import greedy_solve
 from Solvers import NETWORK_SOLVERS, SolverOptions, add_solver_arguments, network_fns, options_from_args, solve_cubes
 
@@ -742,9 +743,15 @@ class App:
         draw_formulas(surface, self)
 
     def save_screenshot(self, path: str) -> None:
-        folder = os.path.dirname(os.path.abspath(path))
-        os.makedirs(folder, exist_ok=True)
-        pygame.image.save(self.screen, path)
+        """A PNG of the window at ``path``; raises OutputError (one sentence) if it cannot be written."""
+        try:
+            folder = os.path.dirname(os.path.abspath(path))
+            os.makedirs(folder, exist_ok=True)
+            pygame.image.save(self.screen, path)
+        except (OSError, pygame.error) as exc:
+            raise OutputError(
+                f"cannot write the screenshot '{path}' ({getattr(exc, 'strerror', None) or exc})."
+            ) from None
 
     def close(self) -> None:
         for worker in self._all_workers:
@@ -959,23 +966,34 @@ def draw_formulas(surface: pygame.Surface, app: App) -> None:
 
 # --------------------------------------------------------------------------- command line
 def parse_args(argv=None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(
+    p = Cli.ArgumentParser(
         description="PyGame GUI for the 2x2 cube: manual moves, scrambles, and an animated greedy MCTS solve.",
         epilog="Scripted example (no window needed): SDL_VIDEODRIVER=dummy python PyGame.py "
         "--scramble 6 --solve --screenshot docs/gui.png --quit-when-done",
     )
     p.add_argument(
         "--checkpoint",
+        type=Cli.nonempty_path,
         default=None,
         help="model file (default: ./rubik_policy_value.pt, else pretrained/rubik_policy_value.pt)",
     )
     add_device_flag(p)
     p.add_argument(
-        "--sims", type=int, default=DEFAULT_SIMS, help="MCTS simulations per move (adjustable in the window with -/+)"
+        "--sims",
+        type=Cli.simulations,
+        default=DEFAULT_SIMS,
+        help="MCTS simulations per move (adjustable in the window with -/+)",
     )
-    p.add_argument("--max-steps", type=int, default=DEFAULT_MAX_STEPS, help="give up a solve after this many moves")
-    p.add_argument("--seed", type=int, default=None, help="seed of the scramble generator (and of numpy/torch)")
-    p.add_argument("--anim-ms", type=int, default=DEFAULT_ANIM_MS, help="milliseconds per move when playing a solution")
+    p.add_argument(
+        "--max-steps", type=Cli.move_limit, default=DEFAULT_MAX_STEPS, help="give up a solve after this many moves"
+    )
+    p.add_argument("--seed", type=Cli.seed, default=None, help="seed of the scramble generator (and of numpy/torch)")
+    p.add_argument(
+        "--anim-ms",
+        type=Cli.milliseconds,
+        default=DEFAULT_ANIM_MS,
+        help="milliseconds per move when playing a solution",
+    )
     p.add_argument(
         "--no-optimal", action="store_true", help="do not load Optimal_Solver to show the optimal solution length"
     )
@@ -987,7 +1005,11 @@ def parse_args(argv=None) -> argparse.Namespace:
     )  # fmt: skip
     g.add_argument("--solve", action="store_true", help="start a solve at once")
     g.add_argument(
-        "--screenshot", default=None, metavar="PATH", help="save a PNG of the window once the solve has been played"
+        "--screenshot",
+        type=Cli.nonempty_path,
+        default=None,
+        metavar="PATH",
+        help="save a PNG of the window once the solve has been played",
     )
     g.add_argument(
         "--quit-when-done", action="store_true", help="exit after that and print one line: solved=True/False, ..."
@@ -997,7 +1019,7 @@ def parse_args(argv=None) -> argparse.Namespace:
         p.error("--sims and --max-steps must be at least 1")
     if args.scramble is not None:
         text = args.scramble.strip()
-        if text.isdigit():
+        if Cli.is_ascii_digits(text):  # not str.isdigit: it takes '²', which int() refuses
             if int(text) > MAX_SCRAMBLE:
                 p.error(f"--scramble length is capped at {MAX_SCRAMBLE}")
             args.scramble = int(text)
@@ -1015,6 +1037,11 @@ def main(argv=None) -> int:
         resolve_device(args.device)  # a device this machine lacks is a usage error, as in every script
     except DeviceError as exc:
         return fail(exc)
+    if args.screenshot is not None:
+        try:
+            check_writable(args.screenshot)  # before the solve, not after it
+        except OutputError as exc:
+            return fail(exc)
     if args.seed is not None:
         np.random.seed(args.seed)
         torch.manual_seed(args.seed)
@@ -1067,4 +1094,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    Cli.run_script(main)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from typing import IO, Any, Callable
 
@@ -18,8 +19,17 @@ DEFAULT_CHECKPOINT = "rubik_policy_value.pt"  # what main.py writes, in the work
 PRETRAINED_CHECKPOINT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pretrained", DEFAULT_CHECKPOINT)
 
 
+TEMP_PREFIX = ".tmp-"  # temp files of atomic_write: ".tmp-<pid>-<random><final name>"
+
+
 class CheckpointError(Exception):
     """A checkpoint is missing, unreadable, or does not fit the network. The message is one sentence."""
+
+
+class OutputError(OSError):
+    """An output location cannot be written (a directory where a file goes, no permission,
+    a read-only or full file system). The message is one sentence. An ``OSError``, so that
+    code that handles failed writes keeps handling it."""
 
 
 def _file_mode() -> int:
@@ -36,8 +46,12 @@ def atomic_write(path: str | os.PathLike, write_fn: Callable[[IO], Any], mode: s
     """Write through ``write_fn(file)`` to a temp file beside ``path``, then ``os.replace``."""
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=os.path.basename(path))
+    try:
+        os.makedirs(folder, exist_ok=True)
+        # The writer's pid in the name: remove_stale_temps can tell a dead writer's leftover.
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f"{TEMP_PREFIX}{os.getpid()}-", suffix=os.path.basename(path))
+    except OSError as exc:
+        raise OutputError(f"cannot write '{path}' ({exc.strerror or exc}).") from exc
     try:
         os.chmod(tmp, FILE_MODE)  # mkstemp makes it private; results are ordinary files
         with os.fdopen(fd, mode) as f:
@@ -45,10 +59,78 @@ def atomic_write(path: str | os.PathLike, write_fn: Callable[[IO], Any], mode: s
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         if os.path.exists(tmp):
             os.unlink(tmp)
+        if isinstance(exc, OSError) and not isinstance(exc, OutputError):
+            raise OutputError(f"cannot write '{path}' ({exc.strerror or exc}).") from exc
         raise
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process: alive
+        return True
+    except OSError:
+        return False
+    return True
+
+
+def remove_stale_temps(directory: str | os.PathLike, prefix: str = TEMP_PREFIX) -> list[str]:
+    """Remove the temp files ``atomic_write`` left in ``directory`` when its writer was killed
+    (``kill -9`` during a save): files named ``<prefix><pid>-...`` whose pid is no running
+    process. A live writer's temp file is kept. Returns the removed paths; a missing
+    ``directory`` or a file that cannot be removed is skipped."""
+    directory = os.fspath(directory) or "."
+    pattern = re.compile(re.escape(prefix) + r"(\d+)-")
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return []
+    removed = []
+    for name in names:
+        match = pattern.match(name)
+        if match is None or int(match.group(1)) == os.getpid() or _pid_alive(int(match.group(1))):
+            continue
+        path = os.path.join(directory, name)
+        try:
+            if os.path.isfile(path) and not os.path.islink(path):
+                os.unlink(path)
+                removed.append(path)
+        except OSError:
+            pass
+    return removed
+
+
+def check_writable(path: str | os.PathLike, folder: bool = False) -> None:
+    """Raise OutputError (one sentence) unless a file can be written at ``path`` (``folder``:
+    files inside the folder ``path``), checked before a run's work starts. Nothing is left
+    behind: a probe file is written and removed in the nearest folder that exists (missing
+    folders below it would be created there); permission bits say nothing for root or a
+    read-only mount."""
+    path = os.fspath(path)
+    if not path:
+        raise OutputError("an output location is empty (an unset shell variable?).")
+    if not folder and os.path.isdir(path):
+        raise OutputError(f"cannot write the file '{path}': it is a directory.")
+    if folder and os.path.exists(path) and not os.path.isdir(path):
+        raise OutputError(f"cannot write into '{path}': it is a file, not a folder.")
+    base = os.path.abspath(path) if folder else os.path.dirname(os.path.abspath(path))
+    while not os.path.exists(base):
+        base = os.path.dirname(base)
+    if not os.path.isdir(base):
+        raise OutputError(f"cannot write to '{path}': '{base}' is a file, not a folder.")
+    try:
+        fd, probe = tempfile.mkstemp(dir=base, prefix=f"{TEMP_PREFIX}{os.getpid()}-", suffix=".probe")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise OutputError(f"cannot write to '{path}' ({exc.strerror or type(exc).__name__}).") from None
 
 
 def write_json(path: str | os.PathLike, data) -> None:

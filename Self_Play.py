@@ -155,7 +155,7 @@ def play_episodes(
         visits = mcts.run_batch(cubes[active], masks, last[active], count[active])
         results.simulations += len(active) * mcts.num_simulations
         pis = visits_to_policy(visits)
-        actions = pick_actions_batch(visits, select_mode, temperature, rng)
+        actions = pick_actions_batch(visits, select_mode, temperature, rng, masks)
         for j, e in enumerate(active.tolist()):
             states[e].append(cubes[e].copy())
             policies[e].append(pis[j])
@@ -200,7 +200,8 @@ def greedy_solve(
         last, count = np.array([env.last_action]), np.array([env.face_count])
         mask = legal_action_mask(last, count)  # (1, 12)
         visits = mcts.run_batch(env.cube[None], mask, last, count)[0]
-        action = pick_action_from_mcts(visits) if visits.sum() > 0 else int(np.flatnonzero(mask[0])[0])
+        # (greedy_solve must repeat itself: no random choice among the legal moves here)
+        action = pick_action_from_mcts(visits, mask=mask[0]) if visits.sum() > 0 else int(np.flatnonzero(mask[0])[0])
         env.step(action)
         yield action
 

@@ -47,11 +47,13 @@ if __name__ == "__main__":
     # idle machine spinning gains 4-24% (spec, section 8; most with small batches).
     # Export GOMP_SPINCOUNT=10000000 on an idle machine to get that back.
     os.environ.setdefault("GOMP_SPINCOUNT", "0")
+    import Cli
+
+    Cli.quiet_interrupts()  # Ctrl-C while torch loads: one line, not a traceback
 
 import argparse  # noqa: E402
 import dataclasses  # noqa: E402
 import json  # noqa: E402
-import sys  # noqa: E402
 import time  # noqa: E402
 
 import matplotlib  # noqa: E402
@@ -61,6 +63,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
+import Cli  # noqa: E402
 from Cli import (  # noqa: E402
     C_PUCT,
     EVAL_SIMULATIONS,
@@ -85,7 +88,7 @@ from Rubik2x2Env import (  # noqa: E402
     format_moves,
     parse_moves,
 )
-from Run_IO import atomic_write, find_checkpoint, read_json, write_json  # noqa: E402
+from Run_IO import OutputError, atomic_write, check_writable, find_checkpoint, read_json, remove_stale_temps, write_json  # noqa: E402,E501
 from Self_Play import EpisodeResults, play_episodes  # noqa: E402
 from Solvers import (  # noqa: E402
     NETWORK_SOLVERS,
@@ -926,12 +929,15 @@ def _pct(rate: float) -> str:
 
 # --------------------------------------------------------------------------- command line
 def parse_args(argv=None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
+    p = Cli.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
     g = p.add_argument_group("what to evaluate (defaults = the original project)")
-    g.add_argument("--min-len", type=int, default=1, help="shortest scramble length evaluated")
-    g.add_argument("--max-len", type=int, default=20, help="longest scramble length evaluated")
+    g.add_argument("--min-len", type=Cli.scramble_len, default=1, help="shortest scramble length evaluated")
+    g.add_argument("--max-len", type=Cli.scramble_len, default=20, help="longest scramble length evaluated")
     g.add_argument(
-        "--runs", type=int, default=100, help="episodes per scramble length (or per distance with --by-distance)"
+        "--runs",
+        type=Cli.episodes,
+        default=100,
+        help="episodes per scramble length (or per distance with --by-distance)",
     )
     g.add_argument(
         "--by-distance",
@@ -946,24 +952,39 @@ def parse_args(argv=None) -> argparse.Namespace:
         help=f"largest true distance with --by-distance (at most {MAX_DISTANCE})",
     )
     g.add_argument(
-        "--scrambles", metavar="FILE", help="solve the scrambles of FILE (one move string per line, # comments) instead"
+        "--scrambles",
+        type=Cli.nonempty_path,
+        metavar="FILE",
+        help="solve the scrambles of FILE (one move string per line, # comments) instead",
     )
-    g.add_argument("--out", metavar="OUT.json", help="results of --scrambles (default: <log-dir>/eval_scrambles.json)")
-    g = p.add_argument_group("search")
-    g.add_argument("--sims", type=int, default=EVAL_SIMULATIONS, help="MCTS simulations per move")
     g.add_argument(
-        "--max-steps", type=int, default=MAX_MOVES, help="moves allowed per episode before it counts as unsolved"
+        "--out",
+        type=Cli.nonempty_path,
+        metavar="OUT.json",
+        help="results of --scrambles (default: <log-dir>/eval_scrambles.json)",
     )
-    g.add_argument("--c-puct", type=float, default=C_PUCT, help="PUCT exploration constant")
+    g = p.add_argument_group("search")
+    g.add_argument("--sims", type=Cli.simulations, default=EVAL_SIMULATIONS, help="MCTS simulations per move")
+    g.add_argument(
+        "--max-steps",
+        type=Cli.move_limit,
+        default=MAX_MOVES,
+        help="moves allowed per episode before it counts as unsolved",
+    )
+    g.add_argument("--c-puct", type=Cli.positive_float, default=C_PUCT, help="PUCT exploration constant")
     g = p.add_argument_group("run")
     g.add_argument(
-        "--seed", type=int, default=0, help="seed of the scrambles / sampled positions (same seed, same cubes)"
+        "--seed", type=Cli.seed, default=0, help="seed of the scrambles / sampled positions (same seed, same cubes)"
     )
     g.add_argument(
-        "--checkpoint", help="model file (default: ./rubik_policy_value.pt, else pretrained/rubik_policy_value.pt)"
+        "--checkpoint",
+        type=Cli.nonempty_path,
+        help="model file (default: ./rubik_policy_value.pt, else pretrained/rubik_policy_value.pt)",
     )
     add_device_flag(g)
-    g.add_argument("--log-dir", default="training_logs", help="folder of the result JSON files and charts")
+    g.add_argument(
+        "--log-dir", type=Cli.nonempty_path, default="training_logs", help="folder of the result JSON files and charts"
+    )
     g.add_argument(
         "--progress",
         action=argparse.BooleanOptionalAction,
@@ -1023,6 +1044,13 @@ def main(argv=None) -> int:
     try:
         # Check the scramble file before loading anything: a typo fails fast.
         scrambles = read_scramble_file(args.scrambles) if args.scrambles else None
+        # ... and the output locations: a run must not end in a failed write.
+        if args.out:
+            check_writable(args.out)
+            remove_stale_temps(os.path.dirname(os.path.abspath(args.out)))
+        else:
+            check_writable(args.log_dir, folder=True)
+            remove_stale_temps(args.log_dir)
         evaluator = ScrambleEvaluator(
             args.checkpoint,
             args.device,
@@ -1033,7 +1061,7 @@ def main(argv=None) -> int:
             solver=args.solver,
             solver_options=options_from_args(args),
         )
-    except (CheckpointError, DeviceError, ScrambleFileError) as exc:
+    except (CheckpointError, DeviceError, ScrambleFileError, OutputError) as exc:
         return fail(exc)
     if evaluator.model is not None:
         print(f"Loaded model {evaluator.model_path} on {evaluator.device}.")
@@ -1200,4 +1228,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    Cli.run_script(main)

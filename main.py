@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
+import Cli
 from Cli import C_PUCT, EVAL_SIMULATIONS, MAX_MOVES, DeviceError, add_device_flag, fail, resolve_device, show_progress
 from Lookahead_Targets import greedy_policy_solve_rate, lookahead_targets, scramble_path_states
 from Plot_Scatter import MetricsLogger
@@ -211,7 +212,7 @@ class InterruptGuard:
 
 # --------------------------------------------------------------------------- arguments
 def parse_args(argv=None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = Cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument(
         "--recipe",
         choices=list(RECIPES),
@@ -220,45 +221,59 @@ def parse_args(argv=None) -> argparse.Namespace:
         + "; ".join(f"{name}: {recipe_text(name)}" for name in RECIPES),
     )
     g = p.add_argument_group("recipe (defaults = the original project)")
-    g.add_argument("--num-iters", type=int, default=100, help="training iterations (NUM_ITERS)")
+    g.add_argument("--num-iters", type=Cli.iterations, default=100, help="training iterations (NUM_ITERS)")
     g.add_argument(
-        "--episodes-per-iter", type=int, default=80, help="self-play episodes per iteration (EPISODES_PER_ITER)"
+        "--episodes-per-iter",
+        type=Cli.episodes,
+        default=80,
+        help="self-play episodes per iteration (EPISODES_PER_ITER)",
     )
-    g.add_argument("--epochs", type=int, default=10, help="passes over the training sample per iteration (EPOCHS)")
-    g.add_argument("--batch-size", type=int, default=256, help="mini-batch size (BATCH_SIZE)")
     g.add_argument(
-        "--lr", type=float, default=2e-4, help="Adam learning rate (LR); a new Adam every iteration, as the original"
+        "--epochs", type=Cli.epochs, default=10, help="passes over the training sample per iteration (EPOCHS)"
+    )
+    g.add_argument("--batch-size", type=Cli.batch_size, default=256, help="mini-batch size (BATCH_SIZE)")
+    g.add_argument(
+        "--lr",
+        type=Cli.positive_float,
+        default=2e-4,
+        help="Adam learning rate (LR); a new Adam every iteration, as the original",
     )
     g.add_argument(
         "--solve-threshold",
-        type=float,
+        type=Cli.fraction,
         default=0.9,
         help="mean solve rate over the window needed to lengthen scrambles",
     )
-    g.add_argument("--window", type=int, default=8, help="trained iterations in the curriculum's solve-rate window")
-    g.add_argument("--start-scramble-len", type=int, default=3, help="scramble length of the first iteration")
+    g.add_argument(
+        "--window", type=Cli.iterations, default=8, help="trained iterations in the curriculum's solve-rate window"
+    )
+    g.add_argument(
+        "--start-scramble-len", type=Cli.scramble_len, default=3, help="scramble length of the first iteration"
+    )
     g.add_argument(
         "--max-episode-steps",
-        type=int,
+        type=Cli.move_limit,
         default=MAX_MOVES,
         help="moves per self-play episode before it counts as unsolved",
     )
-    g.add_argument("--buffer-size", type=int, default=100_000, help="replay buffer capacity in states (BUFFER_MAXLEN)")
+    g.add_argument(
+        "--buffer-size", type=Cli.buffer_size, default=100_000, help="replay buffer capacity in states (BUFFER_MAXLEN)"
+    )
     g.add_argument(
         "--min-buffer-batches",
-        type=int,
+        type=Cli.buffer_batches,
         default=8,
         help="train only once the buffer holds this many batches (MIN_BUFFER_SIZE = BATCH_SIZE*8)",
     )
     g.add_argument(
         "--sample-batches",
-        type=int,
+        type=Cli.batches,
         default=16,
         help="states trained on per iteration, in batches (TRAIN_SAMPLE_SIZE = BATCH_SIZE*16)",
     )
     g.add_argument(
         "--sims",
-        type=int,
+        type=Cli.simulations,
         nargs=3,
         default=[300, 600, 800],
         metavar=("LE3", "LE7", "LONGER"),
@@ -266,13 +281,13 @@ def parse_args(argv=None) -> argparse.Namespace:
     )
     g.add_argument(
         "--temps",
-        type=float,
+        type=Cli.positive_float,
         nargs=4,
         default=[1.0, 0.7, 0.4, 0.2],
         metavar=("LE5", "LE9", "LE11", "LONGER"),
         help="self-play temperature for length <=5, <=9, <=11, longer",
     )
-    g.add_argument("--c-puct", type=float, default=C_PUCT, help="PUCT exploration constant")
+    g.add_argument("--c-puct", type=Cli.positive_float, default=C_PUCT, help="PUCT exploration constant")
     g.add_argument(
         "--select-mode",
         choices=["sample", "greedy"],
@@ -324,21 +339,21 @@ def parse_args(argv=None) -> argparse.Namespace:
     )
     g.add_argument(
         "--policy-temperature",
-        type=float,
+        type=Cli.nonnegative_float,
         default=0.0,
         help="with --targets lookahead: policy target softmax(-moves to go after each move / T) from the children's values, "  # noqa: E501
         "T in moves; 0 = one-hot on the best move",
     )
     g.add_argument(
         "--states-per-iter",
-        type=int,
+        type=Cli.states,
         default=32768,
         help="with --targets lookahead, adi or scramble: states generated and trained on per iteration; with "
         "--targets sweep: scramble-path states added to the classes each iteration",
     )
     g.add_argument(
         "--value-weight",
-        type=float,
+        type=Cli.positive_float,
         default=VALUE_WEIGHT,
         help="weight of the value MSE in the loss (original 1.0; the policy's is 1.2)",
     )
@@ -356,21 +371,33 @@ def parse_args(argv=None) -> argparse.Namespace:
         help="'constant' = --lr every iteration (original); 'cosine' = --lr decayed to --lr-end over the run, after "
         "--warmup-iters iterations of linear warm-up",
     )
-    g.add_argument("--lr-end", type=float, default=1e-5, help="with --lr-schedule cosine: the last iteration's rate")
-    g.add_argument("--warmup-iters", type=int, default=0, help="iterations of linear learning-rate warm-up (0 = none)")
-    g = p.add_argument_group("final evaluation (solve rate by scramble length)")
-    g.add_argument("--eval-min-len", type=int, default=1, help="shortest scramble evaluated")
-    g.add_argument("--eval-max-len", type=int, default=20, help="longest scramble evaluated")
-    g.add_argument("--eval-runs", type=int, default=100, help="episodes per scramble length")
     g.add_argument(
-        "--eval-sims", type=int, default=EVAL_SIMULATIONS, help="MCTS simulations per move in the evaluation"
+        "--lr-end", type=Cli.positive_float, default=1e-5, help="with --lr-schedule cosine: the last iteration's rate"
     )
-    g.add_argument("--eval-max-steps", type=int, default=MAX_MOVES, help="moves allowed per evaluation episode")
+    g.add_argument(
+        "--warmup-iters",
+        type=Cli.int_in(0, 1_000_000, "iterations"),
+        default=0,
+        help="iterations of linear learning-rate warm-up (0 = none)",
+    )
+    g = p.add_argument_group("final evaluation (solve rate by scramble length)")
+    g.add_argument("--eval-min-len", type=Cli.scramble_len, default=1, help="shortest scramble evaluated")
+    g.add_argument("--eval-max-len", type=Cli.scramble_len, default=20, help="longest scramble evaluated")
+    g.add_argument("--eval-runs", type=Cli.episodes, default=100, help="episodes per scramble length")
+    g.add_argument(
+        "--eval-sims",
+        type=Cli.simulations,
+        default=EVAL_SIMULATIONS,
+        help="MCTS simulations per move in the evaluation",
+    )
+    g.add_argument(
+        "--eval-max-steps", type=Cli.move_limit, default=MAX_MOVES, help="moves allowed per evaluation episode"
+    )
     g.add_argument("--skip-eval", action="store_true", help="do not run the evaluation at the end")
     g = p.add_argument_group("run")
     add_device_flag(g)
     g.add_argument(
-        "--seed", type=int, default=0, help="seed of every random choice (scrambles, sampling, shuffling, init)"
+        "--seed", type=Cli.seed, default=0, help="seed of every random choice (scrambles, sampling, shuffling, init)"
     )
     g.add_argument(
         "--checkpoint",
@@ -693,4 +720,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    Cli.run_script(main)

@@ -18,13 +18,12 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import os
 import secrets
-import sys
 import time
 
 import torch
 
+import Cli
 from Cli import C_PUCT, MAX_MOVES, DeviceError, HelpFormatter, add_device_flag, fail, load_script_model, resolve_device
 from Policy_Value_Net import CheckpointError, PolicyValueNet
 from Policy_Value_Net import load_model as _load_model
@@ -153,20 +152,26 @@ def _move_string(text: str) -> str:
 
 
 def parse_args(argv=None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
+    p = Cli.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
     g = p.add_argument_group("the cube")
-    g.add_argument("--scramble-len", type=int, default=5, help="random scramble moves (ignored with --scramble)")
+    g.add_argument(
+        "--scramble-len", type=Cli.scramble_len, default=5, help="random scramble moves (ignored with --scramble)"
+    )
     g.add_argument(
         "--scramble", type=_move_string, metavar="MOVES", help='explicit scramble, e.g. "R U F\'" (R2 = two turns)'
     )
-    g.add_argument("--seed", type=int, default=None, help="seed of the random scramble (default: a fresh one, printed)")
+    g.add_argument(
+        "--seed", type=Cli.seed, default=None, help="seed of the random scramble (default: a fresh one, printed)"
+    )
     g = p.add_argument_group("search")
-    g.add_argument("--sims", type=int, default=200, help="MCTS simulations per move")
-    g.add_argument("--max-steps", type=int, default=MAX_MOVES, help="moves allowed before giving up")
-    g.add_argument("--c-puct", type=float, default=C_PUCT, help="PUCT exploration constant")
+    g.add_argument("--sims", type=Cli.simulations, default=200, help="MCTS simulations per move")
+    g.add_argument("--max-steps", type=Cli.move_limit, default=MAX_MOVES, help="moves allowed before giving up")
+    g.add_argument("--c-puct", type=Cli.positive_float, default=C_PUCT, help="PUCT exploration constant")
     g = p.add_argument_group("run")
     g.add_argument(
-        "--checkpoint", help="model file (default: ./rubik_policy_value.pt, else pretrained/rubik_policy_value.pt)"
+        "--checkpoint",
+        type=Cli.nonempty_path,
+        help="model file (default: ./rubik_policy_value.pt, else pretrained/rubik_policy_value.pt)",
     )
     add_device_flag(g)
     g.add_argument(
@@ -230,8 +235,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except BrokenPipeError:  # e.g. `python test.py | head`: the reader left, nothing is lost
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        sys.exit(0)
+    Cli.run_script(main)

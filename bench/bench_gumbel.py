@@ -12,21 +12,21 @@ import argparse
 import numpy as np
 
 import common  # noqa: F401  (import paths)
-from common import random_net, timed
+from common import Cli, random_net, timed
 from Gumbel_MCTS import GumbelMCTS
 from MCTS_Core import MCTS
 from Rubik2x2Env import batch_scramble
 
 
-def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--batch", type=int, default=256, help="roots searched together (B)")
-    p.add_argument("--sims", type=int, default=32, help="simulations per root")
-    p.add_argument("--rounds", type=int, default=3, help="interleaved measurement rounds (medians are reported)")
-    p.add_argument("--scramble-len", type=int, default=12, help="scramble length of the root cubes")
-    p.add_argument("--seed", type=int, default=0, help="seed of the network weights and the roots")
+def main(argv=None) -> None:
+    p = Cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--batch", type=Cli.episodes, default=256, help="roots searched together (B)")
+    p.add_argument("--sims", type=Cli.simulations, default=32, help="simulations per root")
+    p.add_argument("--rounds", type=Cli.rounds, default=3, help="interleaved measurement rounds (medians are reported)")
+    p.add_argument("--scramble-len", type=Cli.scramble_len, default=12, help="scramble length of the root cubes")
+    p.add_argument("--seed", type=Cli.seed, default=0, help="seed of the network weights and the roots")
     p.add_argument("--no-cache", action="store_true", help="disable the evaluation cache in both engines")
-    args = p.parse_args()
+    args = p.parse_args(argv)
 
     model = random_net(args.seed)
     rng = np.random.default_rng(args.seed)
@@ -53,4 +53,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    Cli.run_script(main)

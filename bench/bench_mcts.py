@@ -16,19 +16,19 @@ import argparse
 import numpy as np
 
 import common  # noqa: F401  (import paths)
-from common import network_rate, one_state_evaluator, random_net, timed
+from common import Cli, network_rate, one_state_evaluator, random_net, timed
 from MCTS_Core import MCTS
 from reference_mcts import ReferenceMCTS
 from Rubik2x2Env import batch_scramble
 
 
-def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--rounds", type=int, default=3, help="interleaved measurement rounds (medians are reported)")
-    p.add_argument("--scramble-len", type=int, default=12, help="scramble length of the root cubes")
-    p.add_argument("--seed", type=int, default=0, help="seed of the network weights and the roots")
+def main(argv=None) -> None:
+    p = Cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--rounds", type=Cli.rounds, default=3, help="interleaved measurement rounds (medians are reported)")
+    p.add_argument("--scramble-len", type=Cli.scramble_len, default=12, help="scramble length of the root cubes")
+    p.add_argument("--seed", type=Cli.seed, default=0, help="seed of the network weights and the roots")
     p.add_argument("--no-cache", action="store_true", help="disable the evaluation cache in the batched engine")
-    args = p.parse_args()
+    args = p.parse_args(argv)
 
     model = random_net(args.seed)
     roots, _ = batch_scramble(np.random.default_rng(args.seed), 2000, args.scramble_len)
@@ -77,4 +77,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    Cli.run_script(main)

@@ -18,7 +18,7 @@ import numpy as np
 
 import common  # noqa: F401
 from Action_MCTS import pick_action_from_mcts
-from common import one_state_evaluator, random_net, timed
+from common import Cli, one_state_evaluator, random_net, timed
 from reference_mcts import ReferenceMCTS
 from Rubik2x2Env import Rubik2x2Env, batch_scramble
 from Self_Play import play_episodes
@@ -40,16 +40,18 @@ def reference_episodes(model, start_cubes, sims, max_steps) -> int:
     return total
 
 
-def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--episodes", type=int, default=80, help="episodes played in lockstep")
-    p.add_argument("--ref-episodes", type=int, default=2, help="episodes the one-at-a-time reference plays per round")
-    p.add_argument("--scramble-len", type=int, default=12)
-    p.add_argument("--sims", type=int, default=300, help="simulations per move")
-    p.add_argument("--max-steps", type=int, default=10, help="moves per episode")
-    p.add_argument("--rounds", type=int, default=3, help="interleaved rounds (medians reported)")
-    p.add_argument("--seed", type=int, default=0)
-    args = p.parse_args()
+def main(argv=None) -> None:
+    p = Cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--episodes", type=Cli.episodes, default=80, help="episodes played in lockstep")
+    p.add_argument(
+        "--ref-episodes", type=Cli.episodes, default=2, help="episodes the one-at-a-time reference plays per round"
+    )
+    p.add_argument("--scramble-len", type=Cli.scramble_len, default=12)
+    p.add_argument("--sims", type=Cli.simulations, default=300, help="simulations per move")
+    p.add_argument("--max-steps", type=Cli.move_limit, default=10, help="moves per episode")
+    p.add_argument("--rounds", type=Cli.rounds, default=3, help="interleaved rounds (medians reported)")
+    p.add_argument("--seed", type=Cli.seed, default=0)
+    args = p.parse_args(argv)
 
     model = random_net(args.seed)
     starts, _ = batch_scramble(np.random.default_rng(args.seed), args.episodes, args.scramble_len)
@@ -76,4 +78,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    Cli.run_script(main)

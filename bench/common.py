@@ -12,6 +12,7 @@ sys.path[:0] = [ROOT, os.path.join(ROOT, "tests")]
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
+import Cli  # noqa: E402, F401  (the scripts' flag types and run_script: ``from common import Cli``)
 from Policy_Value_Net import PolicyValueNet  # noqa: E402
 from Rubik2x2Env import batch_onehot  # noqa: E402
 

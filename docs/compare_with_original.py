@@ -27,7 +27,9 @@ import matplotlib  # noqa: E402
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+import Cli  # noqa: E402
 from Plot_Scatter import save_figure  # noqa: E402
+from Run_IO import OutputError, check_writable  # noqa: E402
 
 
 def load(path: str):
@@ -35,7 +37,7 @@ def load(path: str):
         with open(path) as f:
             return json.load(f)
     except (OSError, json.JSONDecodeError) as exc:
-        sys.exit(f"error: cannot read {path} ({exc.__class__.__name__}).")
+        sys.exit(Cli.fail(f"cannot read {path} ({exc.__class__.__name__})."))
 
 
 def pct(rate, decimals: int = 0) -> str:
@@ -60,21 +62,31 @@ def mean_ratio(rows) -> float | None:
     return sum(x * w for x, w in pairs) / total if total else None
 
 
-def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv=None) -> int:
+    p = Cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument(
         "--original",
+        type=Cli.nonempty_path,
         default="../shared/anchors",
         help="folder with the original's seed_training_metrics.json and seed_eval_scramble_result.json",
     )
     p.add_argument(
         "--rebuild",
+        type=Cli.nonempty_path,
         default="pretrained/original_recipe",
         help="run folder of our model trained with the original recipe",
     )
-    p.add_argument("--shipped", default="pretrained/training_logs", help="run folder of the shipped model")
-    p.add_argument("--out", default="pretrained/comparison_with_original.png", help="PNG to write")
-    args = p.parse_args()
+    p.add_argument(
+        "--shipped", type=Cli.nonempty_path, default="pretrained/training_logs", help="run folder of the shipped model"
+    )
+    p.add_argument(
+        "--out", type=Cli.nonempty_path, default="pretrained/comparison_with_original.png", help="PNG to write"
+    )
+    args = p.parse_args(argv)
+    try:
+        check_writable(args.out)  # before the work, not after it
+    except OutputError as exc:
+        return Cli.fail(exc)
     orig_m = load(os.path.join(args.original, "seed_training_metrics.json"))
     orig_e = {r["scramble_len"]: r for r in load(os.path.join(args.original, "seed_eval_scramble_result.json"))}
     runs = {}
@@ -180,7 +192,8 @@ def main() -> None:
     fig.tight_layout()
     save_figure(fig, args.out)
     print(f"\nSaved {args.out}.")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    Cli.run_script(main)

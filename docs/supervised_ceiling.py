@@ -30,10 +30,12 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
+import Cli  # noqa: E402
 import Optimal_Solver  # noqa: E402
 from Lookahead_Targets import STEP_COST, scramble_path_states  # noqa: E402
 from Policy_Value_Net import CheckpointError, PolicyValueNet, load_state_dict, model_from_state, save_checkpoint  # noqa: E402
 from Rubik2x2Env import MOVE_PERMS, NUM_ACTIONS, NUM_STICKERS, batch_onehot  # noqa: E402
+from Run_IO import OutputError, check_writable  # noqa: E402
 from Train_Network import alphazero_loss  # noqa: E402
 
 DISTANCES = range(1, Optimal_Solver.MAX_DISTANCE + 1)
@@ -62,37 +64,47 @@ def report(model, cubes: np.ndarray, dist: np.ndarray, pi: np.ndarray) -> str:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--init", help="start from the weights of this checkpoint (default: a fresh network)")
+    p = Cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument(
+        "--init", type=Cli.nonempty_path, help="start from the weights of this checkpoint (default: a fresh network)"
+    )
     p.add_argument(
         "--symmetry",
         action="store_true",
         help="the network also reduces the 48 symmetries (main.py --canonical-symmetry)",
     )
-    p.add_argument("--steps", type=int, default=6600, help="training steps (batches)")
-    p.add_argument("--batch-size", type=int, default=1024, help="states per step")
-    p.add_argument("--lr", type=float, default=1e-3, help="peak Adam learning rate (cosine-decayed to 0)")
+    p.add_argument("--steps", type=Cli.iterations, default=6600, help="training steps (batches)")
+    p.add_argument("--batch-size", type=Cli.batch_size, default=1024, help="states per step")
+    p.add_argument("--lr", type=Cli.positive_float, default=1e-3, help="peak Adam learning rate (cosine-decayed to 0)")
     p.add_argument(
-        "--value-weight", type=float, default=3000.0, help="weight of the value MSE, as main.py --value-weight"
+        "--value-weight",
+        type=Cli.positive_float,
+        default=3000.0,
+        help="weight of the value MSE, as main.py --value-weight",
     )
     p.add_argument(
-        "--test-per-distance", type=int, default=300, help="test positions per distance (fewer where fewer exist)"
+        "--test-per-distance",
+        type=Cli.episodes,
+        default=300,
+        help="test positions per distance (fewer where fewer exist)",
     )
-    p.add_argument("--log-every", type=int, default=600, help="steps between reports")
-    p.add_argument("--save", help="write the trained network here")
-    p.add_argument("--seed", type=int, default=0, help="seed of the network, the training and the test positions")
+    p.add_argument("--log-every", type=Cli.iterations, default=600, help="steps between reports")
+    p.add_argument("--save", type=Cli.nonempty_path, help="write the trained network here")
+    p.add_argument("--seed", type=Cli.seed, default=0, help="seed of the network, the training and the test positions")
     args = p.parse_args(argv)
     if min(args.steps, args.batch_size, args.test_per_distance, args.log_every) < 1 or args.lr <= 0:
         p.error("--steps, --batch-size, --test-per-distance, --log-every and --lr must be positive")
     torch.manual_seed(args.seed)
     try:
+        if args.save:
+            check_writable(args.save)  # before the training, not after it
         if args.init:
             model = model_from_state(
                 load_state_dict(args.init), args.init, canonical_orientation=True, canonical_symmetry=args.symmetry
             )
         else:
             model = PolicyValueNet(canonical_orientation=True, canonical_symmetry=args.symmetry)
-    except CheckpointError as exc:
+    except (CheckpointError, OutputError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     solver = Optimal_Solver.get_solver()
@@ -135,4 +147,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    Cli.run_script(main)

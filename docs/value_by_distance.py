@@ -22,6 +22,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
+import Cli  # noqa: E402
 from Lookahead_Targets import STEP_COST, greedy_policy_solve_rate  # noqa: E402
 from Optimal_Solver import MAX_DISTANCE, get_solver  # noqa: E402
 from Policy_Value_Net import CheckpointError, load_model  # noqa: E402
@@ -41,10 +42,10 @@ def probe(model, solver, runs: int, seed: int) -> list[tuple[int, float, float, 
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("checkpoints", nargs="+", help="model files (bare state_dicts)")
-    p.add_argument("--runs", type=int, default=200, help="positions per distance")
-    p.add_argument("--seed", type=int, default=0, help="seed of the sampled positions")
+    p = Cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("checkpoints", type=Cli.nonempty_path, nargs="+", help="model files (bare state_dicts)")
+    p.add_argument("--runs", type=Cli.episodes, default=200, help="positions per distance")
+    p.add_argument("--seed", type=Cli.seed, default=0, help="seed of the sampled positions")
     args = p.parse_args(argv)
     if args.runs < 1:
         p.error("--runs must be at least 1")
@@ -67,4 +68,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    Cli.run_script(main)

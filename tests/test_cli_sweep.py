@@ -1,0 +1,265 @@
+"""Every script, every numeric / device / path flag, a table of bad values: each must end in
+exit status 2 and exactly one line on stderr, never a traceback.
+
+Argument errors are checked in-process (``parse_args``/``main(argv)`` of each script: no
+interpreter start per case); one subprocess per script (run in parallel) checks that the real
+``__main__`` path, ``Cli.run_script`` included, gives the same one line.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "bench"))  # bench scripts import their `common`
+
+SEEDS = ["-1", str(2**32), str(2**40), "x"]
+SIMS = ["0", "-5", "1000000000", "1.5"]
+SCRAMBLES = ["-1", str(10**12), "x"]
+COUNTS = ["0", "-1", "10000000000", "x"]
+FLOATS = ["0", "-1", "inf", "nan", "x"]
+DEVICES = ["bogus", "mps", "meta", "cuda:x", ""]
+MOVES = ["0", "-3", "1000000000"]
+PATHS = [""]
+
+
+def _load(relpath: str):
+    name = "sweep_" + relpath.replace("/", "_").removesuffix(".py")
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, REPO / relpath)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+# script -> (entry point taking argv, {flag: bad values}, argv every case needs)
+TABLE = {
+    "main.py": (
+        "parse_args",
+        {
+            "--num-iters": COUNTS,
+            "--episodes-per-iter": COUNTS,
+            "--epochs": COUNTS,
+            "--batch-size": COUNTS,
+            "--lr": FLOATS,
+            "--solve-threshold": ["-0.1", "1.5", "nan", "x"],
+            "--window": COUNTS,
+            "--start-scramble-len": SCRAMBLES,
+            "--max-episode-steps": MOVES,
+            "--buffer-size": ["0", "-5", "10000000000"],
+            "--min-buffer-batches": ["-1", "x"],
+            "--sample-batches": COUNTS,
+            "--sims": SIMS,
+            "--temps": FLOATS,
+            "--c-puct": FLOATS,
+            "--policy-temperature": ["-1", "inf", "nan"],
+            "--states-per-iter": COUNTS,
+            "--lr-end": FLOATS,
+            "--warmup-iters": ["-1", "x", "1.5"],
+            "--recipe": ["bogus"],
+            "--value-loss": ["huber"],
+            "--value-weight": FLOATS,
+            "--eval-min-len": SCRAMBLES,
+            "--eval-max-len": SCRAMBLES,
+            "--eval-runs": COUNTS,
+            "--eval-sims": SIMS,
+            "--eval-max-steps": MOVES,
+            "--device": DEVICES,
+            "--seed": SEEDS,
+        },
+        [],
+    ),
+    "evaluate.py": (
+        "parse_args",
+        {
+            "--min-len": SCRAMBLES,
+            "--max-len": SCRAMBLES,
+            "--runs": COUNTS,
+            "--min-dist": ["0", "99"],
+            "--max-dist": ["0", "99"],
+            "--sims": SIMS,
+            "--max-steps": MOVES,
+            "--c-puct": FLOATS,
+            "--seed": SEEDS,
+            "--device": DEVICES,
+            "--checkpoint": PATHS,
+            "--log-dir": PATHS,
+            "--scrambles": PATHS,
+        },
+        [],
+    ),
+    "test.py": (
+        "parse_args",
+        {
+            "--scramble-len": SCRAMBLES,
+            "--scramble": ["X", "²"],
+            "--seed": SEEDS,
+            "--sims": SIMS,
+            "--max-steps": MOVES,
+            "--c-puct": FLOATS,
+            "--checkpoint": PATHS,
+            "--device": DEVICES,
+        },
+        [],
+    ),
+    "PyGame.py": (
+        "parse_args",
+        {
+            "--checkpoint": PATHS,
+            "--device": DEVICES,
+            "--sims": SIMS,
+            "--max-steps": MOVES,
+            "--seed": SEEDS,
+            "--anim-ms": ["-1", "1000000000", "x"],
+            "--scramble": ["²", "①", "51", "X"],
+            "--screenshot": PATHS,
+        },
+        [],
+    ),
+    "Optimal_Solver.py": ("main", {"--cache": PATHS, "--scramble": ["X", "²"], "--seed": ["0"]}, ["--build"]),
+    "bench/bench_mcts.py": ("main", {"--rounds": COUNTS, "--scramble-len": SCRAMBLES, "--seed": SEEDS}, []),
+    "bench/bench_gumbel.py": (
+        "main",
+        {"--batch": COUNTS, "--sims": SIMS, "--rounds": COUNTS, "--scramble-len": SCRAMBLES, "--seed": SEEDS},
+        [],
+    ),
+    "bench/bench_selfplay.py": (
+        "main",
+        {
+            "--episodes": COUNTS,
+            "--ref-episodes": COUNTS,
+            "--scramble-len": SCRAMBLES,
+            "--sims": SIMS,
+            "--max-steps": MOVES,
+            "--rounds": COUNTS,
+            "--seed": SEEDS,
+            "--device": ["bogus"],
+        },
+        [],
+    ),
+    "docs/compare_with_original.py": (
+        "main",
+        {"--original": PATHS, "--rebuild": PATHS, "--shipped": PATHS, "--out": PATHS},
+        [],
+    ),
+    "docs/supervised_ceiling.py": (
+        "main",
+        {
+            "--init": PATHS,
+            "--steps": COUNTS,
+            "--batch-size": COUNTS,
+            "--lr": FLOATS,
+            "--value-weight": FLOATS,
+            "--test-per-distance": COUNTS,
+            "--log-every": COUNTS,
+            "--save": PATHS,
+            "--seed": SEEDS,
+            "--device": ["mps"],
+        },
+        [],
+    ),
+    "docs/value_by_distance.py": (
+        "main",
+        {"--runs": COUNTS, "--seed": SEEDS, "--device": ["meta"]},
+        ["pretrained/rubik_policy_value.pt"],
+    ),
+}
+
+NARGS = {("main.py", "--sims"): 3, ("main.py", "--temps"): 4}  # the bad value in every place
+
+CASES = [
+    pytest.param(script, flag, value, id=f"{script}{flag}={value}")
+    for script, (_, flags, _) in TABLE.items()
+    for flag, values in flags.items()
+    for value in values
+]
+
+
+def _assert_one_line_usage_error(status, err: str) -> None:
+    assert status == 2, err
+    assert "Traceback" not in err, err
+    assert len(err.strip().splitlines()) == 1, err
+
+
+@pytest.mark.parametrize("script, flag, value", CASES)
+def test_bad_flag_value_is_one_line_and_status_2(script, flag, value, capsys):
+    entry, _, base = TABLE[script]
+    nargs = NARGS.get((script, flag))
+    argv = [*base, flag, *[value] * nargs] if nargs else [*base, f"{flag}={value}"]
+    if flag == "--scramble" and script == "Optimal_Solver.py":
+        argv = [f"{flag}={value}"]
+    func = getattr(_load(script), entry)
+    try:
+        status = func(argv)
+    except SystemExit as exc:
+        status = exc.code
+    _assert_one_line_usage_error(status, capsys.readouterr().err)
+
+
+# Errors found after parsing, before any work: the run must not start.
+RUNTIME_CASES = [
+    ("evaluate.py", ["--log-dir", "/proc/x"]),
+    ("evaluate.py", ["--scrambles", "SCRAMBLES", "--out", "."]),
+    ("evaluate.py", ["--scrambles", "SCRAMBLES", "--out", "/proc/x/out.json"]),
+    ("evaluate.py", ["--checkpoint", "missing.pt", "--log-dir", "logs"]),
+    ("evaluate.py", ["--device", "cuda:99", "--log-dir", "logs"]),
+    ("PyGame.py", ["--screenshot", "/proc/x.png", "--scramble", "2", "--device", "cpu"]),
+    ("PyGame.py", ["--screenshot", ".", "--device", "cpu"]),
+    ("PyGame.py", ["--device", "cuda:99"]),
+    ("docs/supervised_ceiling.py", ["--save", "/proc/x.pt", "--steps", "1"]),
+    ("docs/compare_with_original.py", ["--out", "/proc/x.png"]),
+]
+
+
+@pytest.mark.parametrize("script, argv", RUNTIME_CASES, ids=[f"{s} {' '.join(a)}" for s, a in RUNTIME_CASES])
+def test_bad_location_or_device_fails_before_the_work(script, argv, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    (tmp_path / "SCRAMBLES").write_text("R U\n")
+    try:
+        status = _load(script).main(argv)
+    except SystemExit as exc:
+        status = exc.code
+    _assert_one_line_usage_error(status, capsys.readouterr().err)
+    assert not list(tmp_path.glob("logs/*.json"))  # nothing was evaluated
+
+
+def _run(script: str, args: list[str]) -> subprocess.CompletedProcess:
+    env = dict(os.environ, SDL_VIDEODRIVER="dummy", PYTHONDONTWRITEBYTECODE="1")
+    return subprocess.run(
+        [sys.executable, str(REPO / script), *args], capture_output=True, text=True, cwd=REPO, env=env, timeout=120
+    )
+
+
+# A real process for a few scripts (each start imports torch: seconds on a loaded CPU); the
+# others are checked to end the same way, through Cli.run_script.
+SUBPROCESS_CASES = {
+    "main.py": ["--seed", "-1"],
+    "evaluate.py": ["--sims", "1000000000"],
+    "PyGame.py": ["--scramble", "²"],
+    "bench/bench_mcts.py": ["--rounds", "0"],
+}
+
+
+def test_every_script_as_a_process_gives_one_line():
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        done = dict(zip(SUBPROCESS_CASES, pool.map(lambda item: _run(*item), SUBPROCESS_CASES.items())))
+    for script, proc in done.items():
+        assert proc.returncode == 2, (script, proc.stderr)
+        assert "Traceback" not in proc.stderr, (script, proc.stderr)
+        assert len(proc.stderr.strip().splitlines()) == 1, (script, proc.stderr)
+
+
+@pytest.mark.parametrize("script", TABLE)
+def test_every_script_ends_through_run_script(script):
+    source = (REPO / script).read_text()
+    assert source.rstrip().endswith('if __name__ == "__main__":\n    Cli.run_script(main)'), script
