@@ -54,6 +54,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
+import Cli
 from MCTS_Core import MCTS
 from Rubik2x2Env import (
     MOVE_PERMS,
@@ -763,25 +764,9 @@ def solve_cubes(
 
 
 # --------------------------------------------------------------------------- command line
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
-    return value
-
-
-def _lambda(text: str) -> float:
-    value = float(text)
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {text}")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    value = float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text}")
-    return value
+_nodes = Cli.int_in(1, 100_000_000, "states generated per cube")
+_beam_width = Cli.int_in(1, 10_000_000, "states kept per depth")
+_astar_batch = Cli.int_in(1, 10_000_000, "open nodes expanded per step")
 
 
 def add_solver_arguments(parser: argparse.ArgumentParser) -> argparse._ArgumentGroup:
@@ -797,7 +782,7 @@ def add_solver_arguments(parser: argparse.ArgumentParser) -> argparse._ArgumentG
         "astar (DeepCubeA), bestfirst (seed 003, no network), gumbel (Gumbel AlphaZero root search, --sims)",
     )
     g.add_argument(
-        "--beam-width", type=_positive_int, default=d.beam_width, help="states kept per depth by --solver beam"
+        "--beam-width", type=_beam_width, default=d.beam_width, help="states kept per depth by --solver beam"
     )
     g.add_argument(
         "--beam-rank",
@@ -807,25 +792,25 @@ def add_solver_arguments(parser: argparse.ArgumentParser) -> argparse._ArgumentG
     )
     g.add_argument(
         "--astar-batch",
-        type=_positive_int,
+        type=_astar_batch,
         default=d.astar_batch,
         help="open nodes expanded per step by --solver astar",
     )
     g.add_argument(
         "--astar-lambda",
-        type=_lambda,
+        type=Cli.fraction,
         default=d.astar_lambda,
         help="weight of the path length in f = lambda*g + h (1: optimal with an exact value)",
     )
     g.add_argument(
         "--max-nodes",
-        type=_positive_int,
+        type=_nodes,
         default=d.max_nodes,
         help="states generated per cube by beam, astar and bestfirst before giving up",
     )
     g.add_argument(
         "--time-limit",
-        type=_positive_float,
+        type=Cli.positive_float,
         default=None,
         help="seconds per cube for beam, astar and bestfirst (default: no limit)",
     )
