@@ -41,6 +41,7 @@ from Run_IO import atomic_write
 CLASSES_FILE = "symmetry_classes.npz"
 NUM_CLASSES = 77_802  # positions up to the 48 symmetries (counted by symmetry_classes)
 _CHUNK = 1 << 16
+SOLVED_CLASS = 0  # the solved cube is the smallest representative
 NEVER = np.iinfo(np.int32).max  # best_depth of a class no scramble has reached yet
 
 
@@ -107,17 +108,31 @@ class Sweeper:
         return out
 
     def targets(
-        self, model, rng: np.random.Generator, walk_states: int, walk_len: int, policy_temperature: float
+        self,
+        model,
+        rng: np.random.Generator,
+        walk_states: int,
+        walk_len: int,
+        policy_temperature: float,
+        plies: int = 1,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """One sweep: the rows to train on (every class except solved, then the classes of
-        ``walk_states`` fresh scramble-path states), as ``(inputs (n, 144), pi (n, 12), z (n,))``."""
+        ``walk_states`` fresh scramble-path states), as ``(inputs (n, 144), pi (n, 12), z (n,))``.
+
+        ``plies`` > 1 backs the values up that many times over the class table before
+        training: the targets of a ``plies``-move full-width search on the network's values,
+        so the anchor at the solved cube travels ``plies`` moves per sweep instead of one."""
         cubes, depth, _ = scramble_path_states(rng, walk_states, walk_len)
         walked = self.class_of[self._index(cubes)]
         np.minimum.at(self.best_depth, walked, depth.astype(np.int32))
-        child = np.minimum(self.class_values(model)[self.child_class], UNSOLVED_MAX)
-        child[self.solved_child] = 1.0
-        z = child.max(axis=1) - STEP_COST
-        z = np.maximum(z, 1.0 - STEP_COST * np.minimum(self.best_depth, 1 << 20))
+        values = self.class_values(model)
+        bound = 1.0 - STEP_COST * np.minimum(self.best_depth, 1 << 20)
+        for _ in range(plies):
+            child = np.minimum(values[self.child_class], UNSOLVED_MAX)
+            child[self.solved_child] = 1.0
+            values = np.maximum(child.max(axis=1) - STEP_COST, bound)
+            values[self.reps == SOLVED_INDEX] = 1.0
+        z = values
         if policy_temperature > 0:
             logits = (child - child.max(axis=1, keepdims=True)) / (STEP_COST * policy_temperature)
             pi = np.exp(logits)
@@ -125,6 +140,6 @@ class Sweeper:
         else:
             pi = np.zeros_like(child)
             pi[np.arange(len(child)), child.argmax(axis=1)] = 1.0
-        rows = np.concatenate([self.trainable, walked[walked != 0]])
+        rows = np.concatenate([self.trainable, walked[walked != SOLVED_CLASS]])
         assert pi.shape[1] == NUM_ACTIONS
         return self.inputs[rows], pi[rows].astype(np.float32), z[rows].astype(np.float32)
