@@ -37,7 +37,8 @@ def atomic_write(path: str | os.PathLike, write_fn: Callable[[IO], Any], mode: s
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=os.path.basename(path))
+    # The writer's pid in the name lets a later run tell a killed writer's temp file (remove_stale_temps).
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".tmp-{os.getpid()}-", suffix=os.path.basename(path))
     try:
         os.chmod(tmp, FILE_MODE)  # mkstemp makes it private; results are ordinary files
         with os.fdopen(fd, mode) as f:
@@ -85,3 +86,42 @@ def find_checkpoint(explicit: str | None = None) -> str:
         f"no model found: neither ./{DEFAULT_CHECKPOINT} nor {os.path.relpath(PRETRAINED_CHECKPOINT)} exists; "
         "train one with 'python main.py' or pass --checkpoint PATH."
     )
+
+
+def process_alive(pid: int) -> bool:
+    """Whether process ``pid`` is running (a zombie, killed but not yet reaped, counts as gone)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process: it exists
+        return True
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):  # no /proc (not Linux): the signal test above is all we have
+        return True
+
+
+def remove_stale_temps(directory: str | os.PathLike, prefix: str = ".tmp-") -> list[str]:
+    """Remove the temp files that ``atomic_write`` left in ``directory`` when its writer was
+    killed mid-write (named ``<prefix><pid>-...``; those of a process still running are kept).
+    Returns the paths removed."""
+    removed = []
+    try:
+        names = os.listdir(directory)
+    except OSError:  # no folder yet: nothing left over
+        return removed
+    for name in names:
+        pid = name[len(prefix) :].split("-", 1)[0]
+        if not name.startswith(prefix) or not pid.isdigit() or process_alive(int(pid)):
+            continue
+        path = os.path.join(directory, name)
+        try:
+            os.unlink(path)
+        except OSError:
+            continue
+        removed.append(path)
+    return removed
