@@ -531,7 +531,8 @@ class RunLock:
                         f"checkpoint '{self.checkpoint}' is in use by {who} (lock file '{self.path}'); "
                         "wait for that run to end or give this one another --checkpoint."
                     ) from None
-                print(f"Taking over the lock '{self.path}' of process {holder}, which is no longer running.")
+                owner = f"of process {holder}, which is no longer running" if holder else "without a pid, left long ago"
+                print(f"Taking over the lock '{self.path}' {owner}.")
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(self.path)
                 continue
@@ -602,7 +603,7 @@ def state_from_dict(state, path: str, args: argparse.Namespace, device: torch.de
                 optimizer.load_state_dict(state["optimizer"])
         except CheckpointError as exc:
             problem = str(exc).removeprefix(f"checkpoint '{path}' ").rstrip(".")
-        except Exception as exc:  # noqa: BLE001 - whatever it is, it is this file's fault
+        except Exception as exc:  # whatever it is, it is this file's fault
             problem = f"does not fit this run ({type(exc).__name__}: {exc})".replace("\n", " ")
     if problem is not None:
         raise CheckpointError(f"training state '{path}' {problem}; use --fresh to start over.")
@@ -692,7 +693,7 @@ def load_state(path: str, args: argparse.Namespace, device: torch.device) -> Run
         with warnings.catch_warnings():  # torch warns on some damaged files before failing: one message is enough
             warnings.simplefilter("ignore")
             state = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as exc:  # noqa: BLE001 - pickle errors, truncated zip, ...: all mean "damaged"
+    except Exception as exc:  # pickle errors, truncated zip, ...: all mean "damaged"
         raise CheckpointError(
             f"training state '{path}' is damaged or not a training state ({type(exc).__name__}); "
             "use --fresh to start over."
@@ -713,7 +714,7 @@ def model_from_checked_state(state: dict, path: str, args: argparse.Namespace) -
         return model_from_state(state, path, **network_flags(args))
     except CheckpointError:
         raise
-    except Exception as exc:  # noqa: BLE001 - values that are no tensors, ...
+    except Exception as exc:  # values that are no tensors, ...
         raise CheckpointError(f"checkpoint '{path}' does not fit PolicyValueNet ({type(exc).__name__}).") from None
 
 
