@@ -499,6 +499,13 @@ def check_output_paths(args: argparse.Namespace) -> None:
             raise RunError(f"{flag}: cannot write in '{existing}' ({exc.strerror or exc}).") from None
 
 
+def remove_temps_of_killed_runs(args: argparse.Namespace) -> None:
+    """Temp files that killed writers left beside the checkpoint and in the log folder."""
+    for folder in sorted({os.path.dirname(os.path.abspath(args.checkpoint)), os.path.abspath(args.log_dir)}):
+        for path in remove_stale_temps(folder):
+            print(f"Removed {path}, left by a run that was killed while saving.")
+
+
 class RunLock:
     """``<checkpoint>.lock``, created atomically (O_EXCL) and holding the pid: one run per
     checkpoint at a time. The lock of a process that no longer runs is taken over."""
@@ -777,7 +784,9 @@ def write_outputs(args: argparse.Namespace, run: Run, logger: MetricsLogger) -> 
 
 def repair_outputs(args: argparse.Namespace, run: Run, logger: MetricsLogger) -> None:
     """Bring the outputs up to the training state where a run was killed between saving the
-    state and saving them (or they were deleted)."""
+    state and saving them (or they were deleted). Nothing to do for a new run."""
+    if run.iteration == 0:
+        return
     state_path = state_path_for(args.checkpoint)
     repaired = []
     try:
@@ -951,6 +960,10 @@ def train(
     args: argparse.Namespace, run: Run, logger: MetricsLogger, guard: InterruptGuard, device, progress: bool
 ) -> None:
     """Iterations ``run.iteration + 1 .. --num-iters``: targets, training, commit."""
+    if run.iteration >= args.num_iters:
+        state_path = state_path_for(args.checkpoint)
+        print(f"Nothing to train: {state_path} holds iteration {run.iteration} of --num-iters {args.num_iters}.")
+        return
     start = time.perf_counter()
     print(
         f"Training on {device} for iterations {run.iteration + 1}..{args.num_iters} (seed {args.seed}); checkpoint {args.checkpoint}, logs in {args.log_dir}/"  # noqa: E501
@@ -990,20 +1003,12 @@ def main(argv=None) -> int:
         device = resolve_device(args.device)
         check_output_paths(args)
         with InterruptGuard().installed() as guard, RunLock(args.checkpoint):
-            for folder in {os.path.dirname(os.path.abspath(args.checkpoint)), os.path.abspath(args.log_dir)}:
-                for path in remove_stale_temps(folder):
-                    print(f"Removed {path}, left by a run that was killed while saving.")
+            remove_temps_of_killed_runs(args)
             run = start_run(args, device)
             logger = open_logger(args, run)
             try:
-                if run.iteration:
-                    repair_outputs(args, run, logger)
-                if run.iteration < args.num_iters:
-                    train(args, run, logger, guard, device, progress)
-                else:
-                    print(
-                        f"Nothing to train: {state_path_for(args.checkpoint)} holds iteration {run.iteration} of --num-iters {args.num_iters}."  # noqa: E501
-                    )
+                repair_outputs(args, run, logger)
+                train(args, run, logger, guard, device, progress)
             finally:
                 logger.close()
             if not args.skip_eval:
