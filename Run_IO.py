@@ -67,18 +67,21 @@ def atomic_write(path: str | os.PathLike, write_fn: Callable[[IO], Any], mode: s
         raise
 
 
-def _pid_alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
+    """Whether process ``pid`` is running (a zombie, killed but not yet reaped, counts as gone)."""
     if pid <= 0:
         return False
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except PermissionError:  # someone else's process: alive
+    except PermissionError:  # someone else's process: it exists
         return True
-    except OSError:
-        return False
-    return True
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):  # no /proc (not Linux): the signal test above is all we have
+        return True
 
 
 def remove_stale_temps(directory: str | os.PathLike, prefix: str = TEMP_PREFIX) -> list[str]:
@@ -95,7 +98,7 @@ def remove_stale_temps(directory: str | os.PathLike, prefix: str = TEMP_PREFIX) 
     removed = []
     for name in names:
         match = pattern.match(name)
-        if match is None or int(match.group(1)) == os.getpid() or _pid_alive(int(match.group(1))):
+        if match is None or int(match.group(1)) == os.getpid() or process_alive(int(match.group(1))):
             continue
         path = os.path.join(directory, name)
         try:

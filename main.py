@@ -10,6 +10,9 @@ takes ``--states-per-iter`` states from random scramble paths of the current len
 their value and policy targets from a one-ply full-width search with the current network
 (Lookahead_Targets.py), and trains on them; the solve rate that drives the curriculum is
 then the network's own greedy solve rate on ``--episodes-per-iter`` fresh scrambles.
+``--targets sweep`` (Value_Sweep.py) trains on every class of positions up to symmetry each
+iteration, and ``--targets adi`` / ``scramble`` on the seed systems' targets (Seed_Targets.py);
+both use the same greedy solve rate.
 
 Stop at any time (Ctrl-C or SIGTERM): the last completed iteration is on disk and running
 the same command again continues from the next one. ``--fresh`` starts over.
@@ -26,6 +29,7 @@ import shutil
 import signal
 import sys
 import time
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -34,14 +38,14 @@ import torch
 import Cli
 from Cli import C_PUCT, EVAL_SIMULATIONS, MAX_MOVES, DeviceError, add_device_flag, fail, resolve_device, show_progress
 from Lookahead_Targets import greedy_policy_solve_rate, lookahead_targets, scramble_path_states
-from Plot_Scatter import MetricsLogger
+from Plot_Scatter import METRIC_KEYS, MetricsLogger
 from Policy_Value_Net import CheckpointError, PolicyValueNet, load_state_dict, model_from_state, save_checkpoint
-from Rubik2x2Env import NUM_ACTIONS, NUM_STICKERS, batch_onehot, batch_scramble
-from Run_IO import atomic_write
+from Rubik2x2Env import NUM_ACTIONS, NUM_FACES, NUM_STICKERS, batch_onehot, batch_scramble
+from Run_IO import FILE_MODE, OutputError, atomic_write, check_writable, process_alive, read_json, remove_stale_temps
 from Seed_Targets import SEED_TARGETS, seed_training_sample
 from Self_Play import VALUE_TARGETS, generate_self_play_data
 from Train_Network import VALUE_LOSSES, VALUE_WEIGHT, train_on_selfplay_data
-from Value_Sweep import Sweeper
+from Value_Sweep import NUM_CLASSES, Sweeper
 
 TARGET_SOURCES = ("selfplay", "lookahead", "sweep", *SEED_TARGETS)
 LR_SCHEDULES = ("constant", "cosine")
@@ -192,6 +196,17 @@ class InterruptGuard:
         signal.signal(signal.SIGINT, self._handle)
         signal.signal(signal.SIGTERM, self._handle)
 
+    @contextlib.contextmanager
+    def installed(self):
+        """The guard for the block; the handlers it replaced are put back afterwards."""
+        previous = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+        self.install()
+        try:
+            yield self
+        finally:
+            signal.signal(signal.SIGINT, previous[0])
+            signal.signal(signal.SIGTERM, previous[1])
+
     def _handle(self, signum, frame):
         if self._deferring:
             self._pending = signum
@@ -341,7 +356,7 @@ def parse_args(argv=None) -> argparse.Namespace:
         "--policy-temperature",
         type=Cli.nonnegative_float,
         default=0.0,
-        help="with --targets lookahead: policy target softmax(-moves to go after each move / T) from the children's values, "  # noqa: E501
+        help="with --targets lookahead or sweep: policy target softmax(-moves to go after each move / T) from the children's values, "  # noqa: E501
         "T in moves; 0 = one-hot on the best move",
     )
     g.add_argument(
@@ -449,9 +464,27 @@ def parse_args(argv=None) -> argparse.Namespace:
     return args
 
 
+# --------------------------------------------------------------------------- files of a run
+class RunError(Exception):
+    """A problem the user can fix, in one sentence: ``main`` prints it and exits with status 2."""
+
+
+#: Tests only: "ITERATION:SECONDS" = sleep that long between saving that iteration's training
+#: state and its outputs, so that a test can kill the run exactly there.
+PAUSE_AFTER_COMMIT_ENV = "RUBIK2X2_TEST_PAUSE_AFTER_COMMIT"
+
+
 def state_path_for(checkpoint: str) -> str:
     root, _ = os.path.splitext(checkpoint)
     return root + ".train_state.pt"
+
+
+def metrics_path_for(log_dir: str) -> str:
+    return os.path.join(log_dir, "metrics.json")
+
+
+def chart_path_for(log_dir: str) -> str:
+    return os.path.join(log_dir, "training_metrics.png")
 
 
 def archive_old_logs(log_dir: str) -> str | None:
@@ -476,246 +509,616 @@ def archive_old_logs(log_dir: str) -> str | None:
     return dest
 
 
-# --------------------------------------------------------------------------- training
-def main(argv=None) -> int:
-    args = parse_args(argv)
-    progress = show_progress(args.progress)
-    try:
-        device = resolve_device(args.device)
-    except DeviceError as exc:
-        return fail(exc)
-    torch.manual_seed(args.seed)
-    rng = np.random.default_rng(args.seed)
-    network_flags = dict(canonical_orientation=args.canonical_orientation, canonical_symmetry=args.canonical_symmetry)
-    model = PolicyValueNet(**network_flags).to(device)
-    curriculum = Curriculum(args.start_scramble_len, args.window, args.solve_threshold)
-    buffer = ReplayBuffer(args.buffer_size)
-    state_path = state_path_for(args.checkpoint)
-    first_iter, metrics, optimizer_state, sweep_depths = 1, None, None, None
-    try:
-        if not args.fresh and os.path.isfile(state_path):
-            state = torch.load(state_path, map_location="cpu", weights_only=True)
-            if state.get("version") != STATE_VERSION:
-                raise CheckpointError(
-                    f"training state '{state_path}' has an unknown format; use --fresh to start over."
-                )
-            model = model_from_state(state["model"], state_path, **network_flags).to(device)
-            curriculum = Curriculum(
-                state["scramble_len"], args.window, args.solve_threshold, list(state["recent_solve_rates"])
-            )
-            buffer.load(state["buffer"])
+def check_output_paths(args: argparse.Namespace) -> None:
+    """Raise RunError unless the checkpoint names a file and both it and the logs can be
+    written: found before any work, not after the first iteration. Creates nothing."""
+    if not args.checkpoint.strip() or args.checkpoint.endswith(("/", os.sep)) or os.path.isdir(args.checkpoint):
+        raise RunError(f"--checkpoint must name a model file, got '{args.checkpoint}'.")
+    if not args.log_dir.strip():
+        raise RunError("--log-dir must name a folder, got ''.")
+    if os.path.exists(args.log_dir) and not os.path.isdir(args.log_dir):
+        raise RunError(f"--log-dir '{args.log_dir}' is a file, not a folder.")
+    for flag, path, folder in (("--checkpoint", args.checkpoint, False), ("--log-dir", args.log_dir, True)):
+        try:
+            check_writable(path, folder=folder)
+        except OutputError as exc:
+            raise RunError(f"{flag}: {exc}") from None
+
+
+def remove_temps_of_killed_runs(args: argparse.Namespace) -> None:
+    """Temp files that killed writers left beside the checkpoint and in the log folder."""
+    for folder in sorted({os.path.dirname(os.path.abspath(args.checkpoint)), os.path.abspath(args.log_dir)}):
+        for path in remove_stale_temps(folder):
+            print(f"Removed {path}, left by a run that was killed while saving.")
+
+
+class RunLock:
+    """``<checkpoint>.lock``, created atomically (O_EXCL) and holding the pid: one run per
+    checkpoint at a time. The lock of a process that no longer runs is taken over."""
+
+    def __init__(self, checkpoint: str):
+        self.checkpoint = checkpoint
+        self.path = checkpoint + ".lock"
+
+    def _holder(self) -> int | None:
+        try:
+            with open(self.path, encoding="ascii") as f:
+                text = f.read().strip()
+            age = time.time() - os.path.getmtime(self.path)
+        except (OSError, UnicodeDecodeError):
+            return None
+        if text.isdigit():
+            return int(text)
+        return -1 if age < 10 else None  # no pid yet: a run is writing it right now, unless it is old
+
+    def __enter__(self) -> RunLock:
+        os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
+        for _ in range(3):
+            try:
+                fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+            except FileExistsError:
+                holder = self._holder()
+                if holder == -1 or (holder is not None and holder != os.getpid() and process_alive(holder)):
+                    who = "another process" if holder == -1 else f"process {holder}"
+                    raise RunError(
+                        f"checkpoint '{self.checkpoint}' is in use by {who} (lock file '{self.path}'); "
+                        "wait for that run to end or give this one another --checkpoint."
+                    ) from None
+                owner = f"of process {holder}, which is no longer running" if holder else "without a pid, left long ago"
+                print(f"Taking over the lock '{self.path}' {owner}.")
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(self.path)
+                continue
+            except OSError as exc:
+                raise RunError(
+                    f"cannot write the lock file '{self.path}' beside the checkpoint ({exc.strerror})."
+                ) from None
+            with os.fdopen(fd, "w") as f:
+                f.write(f"{os.getpid()}\n")
+            return self
+        raise RunError(f"checkpoint '{self.checkpoint}' is in use by another run (lock file '{self.path}').")
+
+    def __exit__(self, *exc_info) -> None:
+        if self._holder() == os.getpid():
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.path)
+
+
+# --------------------------------------------------------------------------- the training state
+@dataclass
+class Run:
+    """A run in progress: what its training state file saves, live. The state file is the
+    commit point of an iteration; the checkpoint, metrics.json and the chart follow from it."""
+
+    model: PolicyValueNet
+    curriculum: Curriculum
+    buffer: ReplayBuffer
+    rng: np.random.Generator
+    metrics: dict[str, list]  # MetricsLogger's lists, one entry per trained iteration
+    optimizer: torch.optim.Optimizer | None = None  # with --keep-optimizer
+    iteration: int = 0  # the last completed iteration; 0 = none yet
+    sweeper: Sweeper | None = None  # with --targets sweep: its best_depth is saved as "sweep_best_depth"
+
+
+STATE_KEYS = ("iteration", "scramble_len", "recent_solve_rates", "rng", "model", "buffer", "metrics", "args")
+
+
+def state_to_dict(run: Run, args: argparse.Namespace) -> dict:
+    """The training state file's contents (read back by ``state_from_dict``)."""
+    state = {
+        "version": STATE_VERSION,
+        "iteration": run.iteration,
+        "scramble_len": run.curriculum.scramble_len,
+        "recent_solve_rates": list(run.curriculum.recent),
+        "rng": json.dumps(run.rng.bit_generator.state),
+        "model": {k: v.detach().cpu() for k, v in run.model.state_dict().items()},
+        "buffer": run.buffer.state(),
+        "metrics": run.metrics,
+        "args": json.dumps(vars(args)),
+    }
+    if run.optimizer is not None:
+        state["optimizer"] = run.optimizer.state_dict()
+    if run.sweeper is not None:
+        state["sweep_best_depth"] = torch.from_numpy(run.sweeper.best_depth.copy())
+    return state
+
+
+def state_from_dict(state, path: str, args: argparse.Namespace, device: torch.device) -> Run:
+    """The run saved in ``state`` (read from ``path``), checked first: raises CheckpointError,
+    one sentence naming ``path`` and what is wrong, rather than failing later."""
+    problem = state_problem(state)
+    if problem is None:
+        try:
+            model = model_from_checked_state(state["model"], path, args).to(device)
+            rng = np.random.default_rng(args.seed)
             rng.bit_generator.state = json.loads(state["rng"])
-            first_iter, metrics, optimizer_state = state["iteration"] + 1, state["metrics"], state.get("optimizer")
-            sweep_depths = state.get("sweep_best_depth")
-            print(
-                f"Resuming from {state_path}: iteration {first_iter}, scramble length {curriculum.scramble_len}, buffer {len(buffer)} states."  # noqa: E501
-            )
-        elif not args.fresh and os.path.isfile(args.checkpoint):
-            # As the original: continue from the weights, but the curriculum starts over.
-            model = model_from_state(load_state_dict(args.checkpoint), args.checkpoint, **network_flags).to(device)
+            buffer = ReplayBuffer(args.buffer_size)
+            buffer.load(state["buffer"])
+            optimizer = new_optimizer(args, model)
+            if optimizer is not None and "optimizer" in state:
+                optimizer.load_state_dict(state["optimizer"])
+        except CheckpointError as exc:
+            problem = str(exc).removeprefix(f"checkpoint '{path}' ").rstrip(".")
+        except Exception as exc:  # whatever it is, it is this file's fault
+            problem = f"does not fit this run ({type(exc).__name__}: {exc})".replace("\n", " ")
+    if problem is not None:
+        raise CheckpointError(f"training state '{path}' {problem}; use --fresh to start over.")
+    curriculum = Curriculum(state["scramble_len"], args.window, args.solve_threshold, list(state["recent_solve_rates"]))
+    metrics = {k: list(v) for k, v in state["metrics"].items()}
+    sweeper = new_sweeper(args, model, state.get("sweep_best_depth"))
+    return Run(model, curriculum, buffer, rng, metrics, optimizer, state["iteration"], sweeper)
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _all_finite(values) -> bool:
+    return all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in values)
+
+
+def state_problem(state) -> str | None:
+    """What is wrong with a training state's contents (a phrase), or None if it is sound."""
+    if not isinstance(state, dict):
+        return f"is not a training state (it holds a {type(state).__name__})"
+    if state.get("version") != STATE_VERSION:
+        return "has an unknown format (not a training state of this version of main.py)"
+    missing = [k for k in STATE_KEYS if k not in state]
+    if missing:
+        return f"lacks {', '.join(missing)}"
+    if not _is_int(state["iteration"]) or state["iteration"] < 1:
+        return f"has iteration {state['iteration']!r} (must be a whole number of at least 1)"
+    if not _is_int(state["scramble_len"]) or state["scramble_len"] < 1:
+        return f"has scramble length {state['scramble_len']!r} (must be a whole number of at least 1)"
+    recent = state["recent_solve_rates"]
+    if not isinstance(recent, list) or not _all_finite(recent) or not all(0 <= r <= 1 for r in recent):
+        return "has recent solve rates that are not numbers between 0 and 1"
+    if not isinstance(state["rng"], str) or not isinstance(state["args"], str):
+        return "has a random generator state or arguments that are not text"
+    model = state["model"]
+    if not isinstance(model, dict) or not all(isinstance(k, str) and torch.is_tensor(v) for k, v in model.items()):
+        return "has model weights that are not a state_dict (names to tensors)"
+    if not all(torch.isfinite(v).all() for v in model.values() if v.is_floating_point()):
+        return "has model weights that are not finite (inf or nan)"
+    problem = buffer_problem(state["buffer"])
+    if problem is None:
+        problem = metrics_problem(state["metrics"], state["iteration"])
+    if problem is None and not isinstance(state.get("optimizer", {}), dict):
+        problem = "has an optimizer state that is not a dictionary"
+    if problem is None and "sweep_best_depth" in state:
+        problem = sweep_problem(state["sweep_best_depth"])
+    return problem
+
+
+def buffer_problem(buffer) -> str | None:
+    if not isinstance(buffer, dict) or not all(torch.is_tensor(buffer.get(k)) for k in ("cubes", "pis", "zs")):
+        return "has a replay buffer without its cubes, pis and zs tensors"
+    cubes, pis, zs = buffer["cubes"], buffer["pis"], buffer["zs"]
+    if cubes.dtype != torch.int8 or cubes.dim() != 2 or cubes.shape[1] != NUM_STICKERS:
+        return f"has replay buffer cubes of shape {tuple(cubes.shape)} and type {cubes.dtype} (need n x 24 int8)"
+    if pis.dtype != torch.float32 or pis.dim() != 2 or pis.shape[1] != NUM_ACTIONS:
+        return f"has replay buffer policies of shape {tuple(pis.shape)} and type {pis.dtype} (need n x 12 float32)"
+    if zs.dtype != torch.float32 or zs.dim() != 1:
+        return f"has replay buffer values of shape {tuple(zs.shape)} and type {zs.dtype} (need n float32)"
+    if not len(cubes) == len(pis) == len(zs):
+        return f"has replay buffer arrays of different lengths ({len(cubes)}, {len(pis)}, {len(zs)})"
+    if len(cubes) and (int(cubes.min()) < 0 or int(cubes.max()) >= NUM_FACES):
+        return f"has replay buffer stickers outside 0..{NUM_FACES - 1}"
+    if not (torch.isfinite(pis).all() and torch.isfinite(zs).all()):
+        return "has replay buffer targets that are not finite"
+    return None
+
+
+def sweep_problem(best_depth) -> str | None:
+    """What is wrong with a saved ``Sweeper.best_depth`` (the shortest scramble depth each
+    class of positions was reached at), or None."""
+    if not torch.is_tensor(best_depth):
+        return f"has a sweep best_depth that is a {type(best_depth).__name__}, not a tensor"
+    if best_depth.dtype != torch.int32 or best_depth.shape != (NUM_CLASSES,):
+        return (
+            f"has a sweep best_depth of shape {tuple(best_depth.shape)} and type {best_depth.dtype} "
+            f"(need {NUM_CLASSES} int32)"
+        )
+    if int(best_depth.min()) < 1:
+        return "has a sweep best_depth below 1 (a scramble depth is at least 1)"
+    return None
+
+
+def metrics_problem(metrics, iteration: int) -> str | None:
+    if not isinstance(metrics, dict) or set(metrics) != set(METRIC_KEYS):
+        keys = sorted(metrics) if isinstance(metrics, dict) else type(metrics).__name__
+        return f"has metrics with keys {keys} (need {', '.join(METRIC_KEYS)})"
+    if not all(isinstance(v, list) and _all_finite(v) for v in metrics.values()):
+        return "has metrics that are not lists of finite numbers"
+    if len({len(v) for v in metrics.values()}) != 1:
+        return "has metric lists of different lengths"
+    if any(not _is_int(i) or not 1 <= i <= iteration for i in metrics["iterations"]):
+        return f"has metrics of iterations other than 1..{iteration}"
+    return None
+
+
+def save_state(path: str, run: Run, args: argparse.Namespace) -> None:
+    state = state_to_dict(run, args)
+    atomic_write(path, lambda f: torch.save(state, f))
+
+
+def load_state(path: str, args: argparse.Namespace, device: torch.device) -> Run:
+    try:
+        with warnings.catch_warnings():  # torch warns on some damaged files before failing: one message is enough
+            warnings.simplefilter("ignore")
+            state = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # pickle errors, truncated zip, ...: all mean "damaged"
+        raise CheckpointError(
+            f"training state '{path}' is damaged or not a training state ({type(exc).__name__}); "
+            "use --fresh to start over."
+        ) from None
+    return state_from_dict(state, path, args, device)
+
+
+# --------------------------------------------------------------------------- starting a run
+def network_flags(args: argparse.Namespace) -> dict:
+    return dict(canonical_orientation=args.canonical_orientation, canonical_symmetry=args.canonical_symmetry)
+
+
+def model_from_checked_state(state: dict, path: str, args: argparse.Namespace) -> PolicyValueNet:
+    """``model_from_state``, with every failure a CheckpointError naming ``path``."""
+    if not all(isinstance(k, str) for k in state):
+        raise CheckpointError(f"checkpoint '{path}' is not a PolicyValueNet state_dict (keys that are not names).")
+    try:
+        return model_from_state(state, path, **network_flags(args))
+    except CheckpointError:
+        raise
+    except Exception as exc:  # values that are no tensors, ...
+        raise CheckpointError(f"checkpoint '{path}' does not fit PolicyValueNet ({type(exc).__name__}).") from None
+
+
+def new_optimizer(args: argparse.Namespace, model: PolicyValueNet) -> torch.optim.Optimizer | None:
+    """With --keep-optimizer, the one Adam of the whole run; else None (a new one per iteration)."""
+    return torch.optim.Adam(model.parameters(), lr=args.lr) if args.keep_optimizer else None
+
+
+def new_sweeper(args: argparse.Namespace, model: PolicyValueNet, best_depth: torch.Tensor | None = None):
+    """With --targets sweep (and a --canonical-symmetry network, which ``start_run`` demands),
+    the run's Sweeper, continuing from a saved ``best_depth``; else None."""
+    if args.targets != "sweep" or not model.symmetric:
+        return None
+    print("Sweep tables: the 77,802 classes of positions up to symmetry (built once, about a minute).")
+    return Sweeper(None if best_depth is None else best_depth.numpy().copy())
+
+
+def start_run(args: argparse.Namespace, device: torch.device) -> Run:
+    """The run to continue: the saved training state, else the checkpoint's weights with a new
+    curriculum (as the original), else random weights."""
+    torch.manual_seed(args.seed)
+    # Drawn in every case, so that torch's random stream after it is the same whichever start.
+    model = PolicyValueNet(**network_flags(args)).to(device)
+    state_path = state_path_for(args.checkpoint)
+    if not args.fresh and os.path.isfile(state_path):
+        run = load_state(state_path, args, device)
+        print(
+            f"Resuming from {state_path}: iteration {run.iteration + 1}, scramble length {run.curriculum.scramble_len}, buffer {len(run.buffer)} states."  # noqa: E501
+        )
+    else:
+        curriculum = Curriculum(args.start_scramble_len, args.window, args.solve_threshold)
+        if not args.fresh and os.path.isfile(args.checkpoint):
+            model = model_from_checked_state(load_state_dict(args.checkpoint), args.checkpoint, args).to(device)
             print(
                 f"Loaded weights from {args.checkpoint} (no training state beside it: curriculum starts at {curriculum.scramble_len})."  # noqa: E501
             )
         else:
             print(f"New model ({'--fresh' if args.fresh else 'no checkpoint at ' + args.checkpoint}).")
-    except CheckpointError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except Exception as exc:  # a damaged state file: say so, never a traceback
-        print(
-            f"error: training state '{state_path}' could not be read ({type(exc).__name__}); use --fresh to start over.",  # noqa: E501
-            file=sys.stderr,
+        metrics = {k: [] for k in METRIC_KEYS}
+        run = Run(model, curriculum, ReplayBuffer(args.buffer_size), np.random.default_rng(args.seed), metrics)
+        run.optimizer = new_optimizer(args, model)
+    if args.double_estimate and run.model.symmetric:
+        raise RunError(
+            "--double-estimate reads a mirror image a second time, but a --canonical-symmetry network sees a cube "
+            "and its mirror image as one input; leave one of the two flags out."
         )
-        return 2
-    if args.double_estimate and model.symmetric:
-        print(
-            "error: --double-estimate reads a mirror image a second time, but a --canonical-symmetry network sees a cube "  # noqa: E501
-            "and its mirror image as one input; leave one of the two flags out.",
-            file=sys.stderr,
+    if args.targets == "sweep" and not run.model.symmetric:
+        raise RunError(
+            "--targets sweep reads one network value per class of positions up to symmetry, so it needs "
+            "--canonical-symmetry."
         )
-        return 2
+    if run.sweeper is None:  # a new run, or a saved one without a sweep's best_depth
+        run.sweeper = new_sweeper(args, run.model)
+    return run
 
-    if metrics is None:
+
+def open_logger(args: argparse.Namespace, run: Run) -> MetricsLogger:
+    """The run's MetricsLogger, over ``run.metrics``; a new run first moves older logs aside."""
+    if run.iteration == 0:
         moved = archive_old_logs(args.log_dir)
         if moved:
             print(f"Moved the previous run's logs from {args.log_dir} to {moved}.")
-    logger = MetricsLogger(args.log_dir, purge_step=first_iter)
-    if metrics is not None:
-        logger.metrics = {k: list(v) for k, v in metrics.items()}
+    logger = MetricsLogger(args.log_dir, purge_step=run.iteration + 1)
+    logger.metrics = run.metrics
     logger.log_hparams_text(vars(args))
+    return logger
 
-    optimizer = None
-    if args.keep_optimizer:
-        optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
-        if optimizer_state is not None:
-            optimizer.load_state_dict(optimizer_state)
-    sweeper = None
+
+def write_outputs(args: argparse.Namespace, run: Run, logger: MetricsLogger) -> None:
+    """The files that follow from the training state: checkpoint, metrics.json, chart."""
+    save_checkpoint(run.model, args.checkpoint)
+    logger.save_json()
+    if run.metrics["iterations"]:
+        logger.plot_all()
+
+
+def repair_outputs(args: argparse.Namespace, run: Run, logger: MetricsLogger) -> None:
+    """Bring the outputs up to the training state where a run was killed between saving the
+    state and saving them (or they were deleted). Nothing to do for a new run."""
+    if run.iteration == 0:
+        return
+    state_path = state_path_for(args.checkpoint)
+    repaired = []
+    try:
+        saved = load_state_dict(args.checkpoint)
+    except CheckpointError:
+        saved = None
+    weights = {k: v.detach().cpu() for k, v in run.model.state_dict().items()}
+    if saved is None or saved.keys() != weights.keys() or not all(torch.equal(saved[k], v) for k, v in weights.items()):
+        save_checkpoint(run.model, args.checkpoint)
+        repaired.append(args.checkpoint)
+    metrics_path, chart_path = metrics_path_for(args.log_dir), chart_path_for(args.log_dir)
+    try:
+        up_to_date = read_json(metrics_path) == run.metrics
+    except (OSError, ValueError):
+        up_to_date = False
+    if not up_to_date:
+        logger.save_json()
+        repaired.append(metrics_path)
+    chart_behind = not os.path.isfile(chart_path) or os.path.getmtime(chart_path) < os.path.getmtime(state_path)
+    if run.metrics["iterations"] and (not up_to_date or chart_behind):
+        logger.plot_all()
+        repaired.append(chart_path)
+    if repaired:
+        print(f"Rewrote {', '.join(repaired)} from {state_path} (iteration {run.iteration}): they were behind it.")
+
+
+# --------------------------------------------------------------------------- one iteration
+@dataclass
+class Targets:
+    """One iteration's training data, and what the iteration's line reports about it."""
+
+    sample: object | None  # what train_on_selfplay_data takes; None = no training (buffer warm-up)
+    num_samples: int
+    solve_rate: float
+    rate: tuple[str, float]  # ("sims/s" or "states/s", value)
+    what: str
+
+
+def selfplay_step(args: argparse.Namespace, run: Run, device: torch.device, progress: bool) -> Targets:
+    """MCTS self-play episodes into the replay buffer, and a sample of the buffer once it is full enough."""
+    length = run.curriculum.scramble_len
+    sims = simulations_for(length, tuple(args.sims))
+    temp = temperature_for(length, tuple(args.temps))
+    _, solve_rate, res = generate_self_play_data(
+        run.model,
+        args.episodes_per_iter,
+        args.max_episode_steps,
+        sims,
+        length,
+        args.select_mode,
+        temp,
+        device=device,
+        rng=run.rng,
+        c_puct=args.c_puct,
+        progress=progress,
+        return_results=True,
+        value_target=args.value_target,
+    )
+    run.buffer.extend(
+        np.concatenate(res.states),
+        np.concatenate(res.policies),
+        np.concatenate(res.state_values(args.value_target)),
+    )
+    rate = ("sims/s", res.simulations / max(res.seconds, 1e-9))
+    sample = None
+    if len(run.buffer) >= args.batch_size * args.min_buffer_batches:
+        sample = run.buffer.sample(run.rng, args.batch_size * args.sample_batches)
+    return Targets(sample, len(sample) if sample else 0, solve_rate, rate, f"sims {sims} | T {temp:.2f} |")
+
+
+def lookahead_step(args: argparse.Namespace, run: Run, device: torch.device) -> Targets:
+    """States of random scramble paths with one-ply lookahead targets; the greedy solve rate."""
+    t0 = time.perf_counter()
+    length = run.curriculum.scramble_len
+    cubes, depth, last = scramble_path_states(run.rng, args.states_per_iter, length)
+    z, pi = lookahead_targets(
+        run.model,
+        cubes,
+        depth,
+        last,
+        device,
+        rng=run.rng if args.double_estimate else None,
+        policy_temperature=args.policy_temperature,
+    )
+    solve_rate = greedy_solve_rate(args, run, device)
+    rate = ("states/s", len(z) / (time.perf_counter() - t0))
+    return Targets((batch_onehot(cubes), pi, z), len(z), solve_rate, rate, f"lookahead {len(z)} states | greedy")
+
+
+def greedy_solve_rate(args: argparse.Namespace, run: Run, device: torch.device) -> float:
+    """The network's own greedy solve rate on --episodes-per-iter fresh scrambles (what drives
+    the curriculum when the targets come from no self-play)."""
+    start_cubes, _ = batch_scramble(run.rng, args.episodes_per_iter, run.curriculum.scramble_len)
+    return greedy_policy_solve_rate(run.model, start_cubes, args.max_episode_steps, device)
+
+
+def sweep_step(args: argparse.Namespace, run: Run, device: torch.device) -> Targets:
+    """Every class of positions up to symmetry plus scramble-path states, targets from one
+    network read per class (Value_Sweep.py); the greedy solve rate."""
+    t0 = time.perf_counter()
+    sample = run.sweeper.targets(
+        run.model, run.rng, args.states_per_iter, run.curriculum.scramble_len, args.policy_temperature
+    )
+    solve_rate = greedy_solve_rate(args, run, device)
+    n = len(sample[2])
+    return Targets(sample, n, solve_rate, ("states/s", n / (time.perf_counter() - t0)), f"sweep {n} states | greedy")
+
+
+def seed_step(args: argparse.Namespace, run: Run, device: torch.device) -> Targets:
+    """As lookahead, targets and loss weights of the seed systems (Seed_Targets.py: adi, scramble)."""
+    t0 = time.perf_counter()
+    sample = seed_training_sample(
+        args.targets, run.model, run.rng, args.states_per_iter, run.curriculum.scramble_len, device
+    )
+    solve_rate = greedy_solve_rate(args, run, device)
+    n = len(sample[2])
+    rate = ("states/s", n / (time.perf_counter() - t0))
+    return Targets(sample, n, solve_rate, rate, f"{args.targets} {n} states | greedy")
+
+
+def targets_step(args: argparse.Namespace, run: Run, device: torch.device, progress: bool) -> Targets:
+    """This iteration's training data, from the --targets source."""
+    if args.targets == "lookahead":
+        return lookahead_step(args, run, device)
     if args.targets == "sweep":
-        if not model.symmetric:
-            return fail(
-                "--targets sweep reads one network value per class of positions up to symmetry, so it needs "
-                "--canonical-symmetry."
-            )
-        print("Sweep tables: the 77,802 classes of positions up to symmetry (built once, about a minute).")
-        sweeper = Sweeper(None if sweep_depths is None else sweep_depths.numpy())
-    guard = InterruptGuard()
-    guard.install()
-    min_buffer = args.batch_size * args.min_buffer_batches
-    sample_size = args.batch_size * args.sample_batches
+        return sweep_step(args, run, device)
+    if args.targets in SEED_TARGETS:
+        return seed_step(args, run, device)
+    return selfplay_step(args, run, device, progress)
+
+
+def train_step(
+    args: argparse.Namespace, run: Run, targets: Targets, it: int, device: torch.device, progress: bool
+) -> tuple[float, float, float] | None:
+    """Train on the targets: ``(loss, policy loss, value loss)``, or None without a sample.
+    Raises RunError if the loss or the weights are no longer finite (nothing is saved then)."""
+    if targets.sample is None:
+        return None
+    _, loss, ploss, vloss = train_on_selfplay_data(
+        run.model,
+        targets.sample,
+        args.batch_size,
+        args.epochs,
+        learning_rate(args, it),
+        device=device,
+        seed=int(run.rng.integers(2**62)),
+        progress=progress,
+        value_weight=args.value_weight,
+        optimizer=run.optimizer,
+        value_loss=args.value_loss,
+    )
+    finite = _all_finite((loss, ploss, vloss)) and all(torch.isfinite(p).all() for p in run.model.parameters())
+    if not finite:
+        kept = f"{args.checkpoint} and its training state keep iteration {run.iteration}" if run.iteration else ""
+        raise RunError(
+            f"iteration {it} trained to a non-finite loss ({loss}) or weights and was not saved"
+            f"{' (' + kept + ')' if kept else ''}; try a lower --lr (now {learning_rate(args, it):g})."
+        )
+    return loss, ploss, vloss
+
+
+def commit_step(args: argparse.Namespace, run: Run, logger: MetricsLogger, it: int, targets: Targets, losses) -> bool:
+    """Record the iteration, save the training state (the commit point), then the outputs
+    that follow from it. True if the curriculum changed the scramble length."""
+    if losses is not None:
+        logger.log_iteration(
+            it,
+            *losses,
+            targets.solve_rate,
+            run.curriculum.scramble_len,
+            targets.num_samples,
+            **{f"charts/{targets.rate[0].replace('/', '_per_')}": targets.rate[1]},
+            buffer=len(run.buffer),
+        )
+        changed = run.curriculum.record(targets.solve_rate)
+    else:
+        logger.log_scalars(it, {"charts/solve_rate_warmup": targets.solve_rate, "charts/sims_per_s": targets.rate[1]})
+        changed = False
+    run.iteration = it
+    save_state(state_path_for(args.checkpoint), run, args)
+    pause_at, _, seconds = os.environ.get(PAUSE_AFTER_COMMIT_ENV, "").partition(":")
+    if pause_at == str(it):
+        print(f"paused after committing iteration {it}", file=sys.stderr, flush=True)
+        time.sleep(float(seconds))
+    write_outputs(args, run, logger)
+    return changed
+
+
+def report_iteration(args, it, length, targets: Targets, losses, changed, run: Run, t0: float, start: float) -> None:
+    if losses is not None:
+        loss, ploss, vloss = losses
+        text = f"loss {loss:.4f} (pi {ploss:.4f}, v {vloss:.4f}) | samples {targets.num_samples}"
+    else:
+        text = f"warm-up: buffer {len(run.buffer)}/{args.batch_size * args.min_buffer_batches}, no training"
+    name, rate = targets.rate
+    print(
+        f"iter {it:3d}/{args.num_iters} | len {length:2d} | {targets.what} solve {100 * targets.solve_rate:5.1f}% | "
+        f"{text} | {rate:,.0f} {name} | {time.perf_counter() - t0:5.1f}s | total {time.strftime('%H:%M:%S', time.gmtime(time.perf_counter() - start))}"  # noqa: E501
+        + (f" | scramble length -> {run.curriculum.scramble_len}" if changed else ""),
+        flush=True,
+    )
+
+
+def train(
+    args: argparse.Namespace, run: Run, logger: MetricsLogger, guard: InterruptGuard, device, progress: bool
+) -> None:
+    """Iterations ``run.iteration + 1 .. --num-iters``: targets, training, commit."""
+    if run.iteration >= args.num_iters:
+        state_path = state_path_for(args.checkpoint)
+        print(f"Nothing to train: {state_path} holds iteration {run.iteration} of --num-iters {args.num_iters}.")
+        return
     start = time.perf_counter()
     print(
-        f"Training on {device} for iterations {first_iter}..{args.num_iters} (seed {args.seed}); checkpoint {args.checkpoint}, logs in {args.log_dir}/"  # noqa: E501
+        f"Training on {device} for iterations {run.iteration + 1}..{args.num_iters} (seed {args.seed}); checkpoint {args.checkpoint}, logs in {args.log_dir}/"  # noqa: E501
     )
+    for it in range(run.iteration + 1, args.num_iters + 1):
+        t0 = time.perf_counter()
+        length = run.curriculum.scramble_len
+        targets = targets_step(args, run, device, progress)
+        losses = train_step(args, run, targets, it, device, progress)
+        with guard.deferred():  # a signal now waits until everything is on disk
+            changed = commit_step(args, run, logger, it, targets, losses)
+        report_iteration(args, it, length, targets, losses, changed, run, t0, start)
+    print(f"Training finished in {time.perf_counter() - start:.0f}s; model saved to {args.checkpoint}.")
+
+
+def evaluate_model(args: argparse.Namespace, model: PolicyValueNet, device, progress: bool) -> None:
+    """The final evaluation: solve rate by scramble length, saved as JSON and a bar chart."""
+    from evaluate import ScrambleEvaluator
+
+    evaluator = ScrambleEvaluator(
+        model=model, device=device, n_runs=args.eval_runs, log_dir=args.log_dir, seed=args.seed
+    )
+    results = evaluator.evaluate_scramble_range(
+        args.eval_min_len, args.eval_max_len, args.eval_sims, args.eval_max_steps, progress=progress
+    )
+    path = evaluator.plot_scramble_results()
+    print("Evaluation: " + ", ".join(f"len {r['scramble_len']}: {100 * r['solve_rate']:.0f}%" for r in results))
+    print(f"Saved {os.path.join(args.log_dir, 'eval_scramble_result.json')} and {path}.")
+
+
+# --------------------------------------------------------------------------- main
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    progress = show_progress(args.progress)
+    run = None
     try:
-        for it in range(first_iter, args.num_iters + 1):
-            t0 = time.perf_counter()
-            length = curriculum.scramble_len
-            if args.targets == "lookahead":
-                cubes, depth, last = scramble_path_states(rng, args.states_per_iter, length)
-                z, pi = lookahead_targets(
-                    model,
-                    cubes,
-                    depth,
-                    last,
-                    device,
-                    rng=rng if args.double_estimate else None,
-                    policy_temperature=args.policy_temperature,
-                )
-                start_cubes, _ = batch_scramble(rng, args.episodes_per_iter, length)
-                solve_rate = greedy_policy_solve_rate(model, start_cubes, args.max_episode_steps, device)
-                sample, num_samples, trained = (batch_onehot(cubes), pi, z), len(z), True
-                rate = ("states/s", len(z) / (time.perf_counter() - t0))
-                what = f"lookahead {len(z)} states | greedy"
-            elif args.targets == "sweep":
-                sample = sweeper.targets(model, rng, args.states_per_iter, length, args.policy_temperature)
-                start_cubes, _ = batch_scramble(rng, args.episodes_per_iter, length)
-                solve_rate = greedy_policy_solve_rate(model, start_cubes, args.max_episode_steps, device)
-                num_samples, trained = len(sample[2]), True
-                rate = ("states/s", num_samples / (time.perf_counter() - t0))
-                what = f"sweep {num_samples} states | greedy"
-            elif args.targets in SEED_TARGETS:  # as lookahead, targets (and loss weights) from Seed_Targets.py
-                sample = seed_training_sample(args.targets, model, rng, args.states_per_iter, length, device)
-                start_cubes, _ = batch_scramble(rng, args.episodes_per_iter, length)
-                solve_rate = greedy_policy_solve_rate(model, start_cubes, args.max_episode_steps, device)
-                num_samples, trained = len(sample[2]), True
-                rate = ("states/s", num_samples / (time.perf_counter() - t0))
-                what = f"{args.targets} {num_samples} states | greedy"
-            else:
-                sims = simulations_for(length, tuple(args.sims))
-                temp = temperature_for(length, tuple(args.temps))
-                _, solve_rate, res = generate_self_play_data(
-                    model,
-                    args.episodes_per_iter,
-                    args.max_episode_steps,
-                    sims,
-                    length,
-                    args.select_mode,
-                    temp,
-                    device=device,
-                    rng=rng,
-                    c_puct=args.c_puct,
-                    progress=progress,
-                    return_results=True,
-                    value_target=args.value_target,
-                )
-                buffer.extend(
-                    np.concatenate(res.states),
-                    np.concatenate(res.policies),
-                    np.concatenate(res.state_values(args.value_target)),
-                )
-                rate = ("sims/s", res.simulations / max(res.seconds, 1e-9))
-                trained = len(buffer) >= min_buffer
-                sample = buffer.sample(rng, sample_size) if trained else None
-                num_samples = len(sample) if trained else 0
-                what = f"sims {sims} | T {temp:.2f} |"
-            loss = ploss = vloss = None
-            if trained:
-                _, loss, ploss, vloss = train_on_selfplay_data(
-                    model,
-                    sample,
-                    args.batch_size,
-                    args.epochs,
-                    learning_rate(args, it),
-                    device=device,
-                    seed=int(rng.integers(2**62)),
-                    progress=progress,
-                    value_weight=args.value_weight,
-                    optimizer=optimizer,
-                    value_loss=args.value_loss,
-                )
-            with guard.deferred():  # a signal now waits until everything is on disk
-                if trained:
-                    logger.log_iteration(
-                        it,
-                        loss,
-                        ploss,
-                        vloss,
-                        solve_rate,
-                        length,
-                        num_samples,
-                        **{f"charts/{rate[0].replace('/', '_per_')}": rate[1]},
-                        buffer=len(buffer),
-                    )
-                    changed = curriculum.record(solve_rate)
-                else:
-                    logger.log_scalars(it, {"charts/solve_rate_warmup": solve_rate, "charts/sims_per_s": rate[1]})
-                    changed = False
-                state = {
-                    "version": STATE_VERSION,
-                    "iteration": it,
-                    "scramble_len": curriculum.scramble_len,
-                    "recent_solve_rates": list(curriculum.recent),
-                    "rng": json.dumps(rng.bit_generator.state),
-                    "model": {k: v.detach().cpu() for k, v in model.state_dict().items()},
-                    "buffer": buffer.state(),
-                    "metrics": logger.metrics,
-                    "args": json.dumps(vars(args)),
-                }
-                if optimizer is not None:
-                    state["optimizer"] = optimizer.state_dict()
-                if sweeper is not None:
-                    state["sweep_best_depth"] = torch.from_numpy(sweeper.best_depth.copy())
-                atomic_write(state_path, lambda f: torch.save(state, f))
-                save_checkpoint(model, args.checkpoint)
-                logger.save_json()
-                if logger.metrics["iterations"]:
-                    logger.plot_all()
-            losses = (
-                f"loss {loss:.4f} (pi {ploss:.4f}, v {vloss:.4f}) | samples {num_samples}"
-                if trained
-                else f"warm-up: buffer {len(buffer)}/{min_buffer}, no training"
-            )
-            print(
-                f"iter {it:3d}/{args.num_iters} | len {length:2d} | {what} solve {100 * solve_rate:5.1f}% | "
-                f"{losses} | {rate[1]:,.0f} {rate[0]} | {time.perf_counter() - t0:5.1f}s | total {time.strftime('%H:%M:%S', time.gmtime(time.perf_counter() - start))}"  # noqa: E501
-                + (f" | scramble length -> {curriculum.scramble_len}" if changed else ""),
-                flush=True,
-            )
+        device = resolve_device(args.device)
+        check_output_paths(args)
+        with InterruptGuard().installed() as guard, RunLock(args.checkpoint):
+            remove_temps_of_killed_runs(args)
+            run = start_run(args, device)
+            logger = open_logger(args, run)
+            try:
+                repair_outputs(args, run, logger)
+                train(args, run, logger, guard, device, progress)
+            finally:
+                logger.close()
+            if not args.skip_eval:
+                evaluate_model(args, run.model, device, progress)
+    except (RunError, CheckpointError, DeviceError, OutputError) as exc:
+        return fail(exc)
     except Interrupted as exc:
-        done = state["iteration"] if "state" in locals() else first_iter - 1
+        done = run.iteration if run is not None else 0
+        saved = f"iterations up to {done} are saved" if done else "no iteration was saved"
         print(
-            f"\nStopped by {exc}: iterations up to {done} are saved in {args.checkpoint} and {state_path}. Run the same command to continue.",  # noqa: E501
+            f"\nStopped by {exc}: {saved} in {args.checkpoint} and {state_path_for(args.checkpoint)}. Run the same command to continue.",  # noqa: E501
             flush=True,
         )
-        logger.close()
-        return 0
-
-    logger.close()
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    print(f"Training finished in {time.perf_counter() - start:.0f}s; model saved to {args.checkpoint}.")
-    if not args.skip_eval:
-        from evaluate import ScrambleEvaluator
-
-        evaluator = ScrambleEvaluator(
-            model=model, device=device, n_runs=args.eval_runs, log_dir=args.log_dir, seed=args.seed
-        )
-        results = evaluator.evaluate_scramble_range(
-            args.eval_min_len, args.eval_max_len, args.eval_sims, args.eval_max_steps, progress=progress
-        )
-        path = evaluator.plot_scramble_results()
-        print("Evaluation: " + ", ".join(f"len {r['scramble_len']}: {100 * r['solve_rate']:.0f}%" for r in results))
-        print(f"Saved {os.path.join(args.log_dir, 'eval_scramble_result.json')} and {path}.")
     return 0
 
 

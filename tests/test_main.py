@@ -279,3 +279,29 @@ def test_seed_targets_train_with_the_loop_and_the_greedy_solve_rate(tmp_path, ta
     assert (metrics["value_losses"] == [0.0, 0.0]) == (targets == "scramble")  # scramble: no value loss
     assert "policy_head.weight" in torch.load(tmp_path / "m.pt", weights_only=True)
     assert (tmp_path / "m.train_state.pt").is_file()
+
+
+def test_sweep_targets_resume_with_the_saved_best_depth(tmp_path):
+    from Value_Sweep import NEVER, NUM_CLASSES
+
+    sweep = ["--targets", "sweep", "--states-per-iter", "64", "--start-scramble-len", "14", "--epochs", "1"]
+    sweep += ["--batch-size", "4096", "--skip-eval"]
+    out = run_main(tmp_path, "--num-iters", "1", *sweep)  # a sweep needs the symmetric network
+    assert out.returncode == 2 and "--canonical-symmetry" in out.stderr and "Traceback" not in out.stderr
+    sweep.append("--canonical-symmetry")
+    out = run_main(tmp_path, "--num-iters", "1", *sweep, timeout=600)
+    assert out.returncode == 0, out.stderr
+    first = torch.load(tmp_path / "m.train_state.pt", weights_only=True)["sweep_best_depth"]
+    assert first.dtype == torch.int32 and first.shape == (NUM_CLASSES,) and int(first.min()) >= 1
+    out = run_main(tmp_path, "--num-iters", "2", *sweep, timeout=600)
+    assert out.returncode == 0 and "Resuming" in out.stdout, out.stderr
+    assert [l for l in out.stdout.splitlines() if l.startswith("iter ")][0].startswith("iter   2/2")
+    state = torch.load(tmp_path / "m.train_state.pt", weights_only=True)
+    second = state["sweep_best_depth"]
+    # Restored, not started over: every class reached in iteration 1 is still reached, and more.
+    assert (second <= first).all() and (second < NEVER).sum() > (first < NEVER).sum()
+    state["sweep_best_depth"][0] = 0  # a damaged bound is refused before any work
+    torch.save(state, tmp_path / "m.train_state.pt")
+    out = run_main(tmp_path, "--num-iters", "3", *sweep)
+    assert out.returncode == 2 and "sweep best_depth" in out.stderr and "--fresh" in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
