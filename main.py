@@ -32,6 +32,7 @@ import numpy as np
 import torch
 
 import Cli
+import Workers
 from Cli import C_PUCT, EVAL_SIMULATIONS, MAX_MOVES, DeviceError, add_device_flag, fail, resolve_device, show_progress
 from Lookahead_Targets import greedy_policy_solve_rate, lookahead_targets, scramble_path_states
 from Plot_Scatter import MetricsLogger
@@ -396,6 +397,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     g.add_argument("--skip-eval", action="store_true", help="do not run the evaluation at the end")
     g = p.add_argument_group("run")
     add_device_flag(g)
+    Workers.add_arguments(g)
     g.add_argument(
         "--seed", type=Cli.seed, default=0, help="seed of every random choice (scrambles, sampling, shuffling, init)"
     )
@@ -484,6 +486,10 @@ def main(argv=None) -> int:
         device = resolve_device(args.device)
     except DeviceError as exc:
         return fail(exc)
+    try:
+        workers = Workers.from_args(args)  # None: self-play and targets in this process, as always
+    except Workers.WorkerError as exc:
+        return fail(exc)
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
     network_flags = dict(canonical_orientation=args.canonical_orientation, canonical_symmetry=args.canonical_symmetry)
@@ -570,7 +576,11 @@ def main(argv=None) -> int:
         for it in range(first_iter, args.num_iters + 1):
             t0 = time.perf_counter()
             length = curriculum.scramble_len
-            if args.targets == "lookahead":
+            if args.targets == "lookahead" and workers is not None:
+                cubes, z, pi = workers.lookahead(
+                    model, it, args.states_per_iter, length, args.double_estimate, args.policy_temperature
+                )
+            elif args.targets == "lookahead":
                 cubes, depth, last = scramble_path_states(rng, args.states_per_iter, length)
                 z, pi = lookahead_targets(
                     model,
@@ -581,6 +591,7 @@ def main(argv=None) -> int:
                     rng=rng if args.double_estimate else None,
                     policy_temperature=args.policy_temperature,
                 )
+            if args.targets == "lookahead":
                 start_cubes, _ = batch_scramble(rng, args.episodes_per_iter, length)
                 solve_rate = greedy_policy_solve_rate(model, start_cubes, args.max_episode_steps, device)
                 sample, num_samples, trained = (batch_onehot(cubes), pi, z), len(z), True
@@ -594,7 +605,10 @@ def main(argv=None) -> int:
                 rate = ("states/s", num_samples / (time.perf_counter() - t0))
                 what = f"sweep {num_samples} states | greedy"
             elif args.targets in SEED_TARGETS:  # as lookahead, targets (and loss weights) from Seed_Targets.py
-                sample = seed_training_sample(args.targets, model, rng, args.states_per_iter, length, device)
+                if workers is not None:
+                    sample = workers.seed_sample(args.targets, model, it, args.states_per_iter, length)
+                else:
+                    sample = seed_training_sample(args.targets, model, rng, args.states_per_iter, length, device)
                 start_cubes, _ = batch_scramble(rng, args.episodes_per_iter, length)
                 solve_rate = greedy_policy_solve_rate(model, start_cubes, args.max_episode_steps, device)
                 num_samples, trained = len(sample[2]), True
@@ -603,7 +617,7 @@ def main(argv=None) -> int:
             else:
                 sims = simulations_for(length, tuple(args.sims))
                 temp = temperature_for(length, tuple(args.temps))
-                _, solve_rate, res = generate_self_play_data(
+                _, solve_rate, res = Workers.self_play_fn(workers, it, generate_self_play_data)(
                     model,
                     args.episodes_per_iter,
                     args.max_episode_steps,
