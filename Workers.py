@@ -186,7 +186,7 @@ class WorkerPool:
                     )
                 else:  # a Ray of our own on this machine: its workers import from this folder
                     ray.init(
-                        num_cpus=self.workers,
+                        num_cpus=max(self.workers, os.cpu_count() or 1),
                         include_dashboard=False,
                         log_to_driver=False,
                         runtime_env={"env_vars": {"PYTHONPATH": REPO}},
