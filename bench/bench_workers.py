@@ -6,6 +6,7 @@ Random-weight network, ``--episodes`` episodes of scramble length ``--scramble-l
 main.py's self-play). Each setting first plays one untimed warm-up call (pool start, imports,
 Ray start), then ``--rounds`` timed calls; throughput = simulations per second of wall time
 of the whole call (splitting, shipping weights and merging included); medians reported.
+The in-process settings get no warm-up (nothing to start).
 ``--ray`` adds the Ray backend (a local Ray of N CPUs; needs ``requirements-ray.txt``).
 """
 
@@ -62,7 +63,8 @@ def main(argv=None) -> None:
             settings.append((f"{backend}, {n} worker{'s' if n > 1 else ''}", with_pool(pools[-1])))
     print("| setting | simulations / s (median) | rounds | episodes solved |\n| --- | ---: | --- | ---: |")
     for name, fn in settings:
-        fn(0)  # warm-up: pool start, imports, first weights
+        if "worker" in name:
+            fn(0)  # warm-up: pool start, imports, first weights
         rates, solved = [], 0
         for r in range(1, args.rounds + 1):
             res, t = timed(lambda: fn(r))
