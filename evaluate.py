@@ -64,6 +64,7 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 import Cli  # noqa: E402
+import Workers  # noqa: E402
 from Cli import (  # noqa: E402
     C_PUCT,
     EVAL_SIMULATIONS,
@@ -542,6 +543,9 @@ class ScrambleEvaluator:
     before) and ``solver_options`` (``Solvers.SolverOptions``; the simulations, move limit,
     c_puct and seed always come from the evaluation's own arguments) choose how cubes are
     solved. ``bestfirst`` needs no network: no model is loaded for it.
+
+    ``workers`` (a ``Workers.WorkerPool``; None = this process, as always) splits the cubes
+    of every ``play`` into contiguous chunks, one per worker, after they were drawn here.
     """
 
     def __init__(
@@ -555,6 +559,7 @@ class ScrambleEvaluator:
         c_puct=C_PUCT,
         solver="mcts",
         solver_options: SolverOptions | None = None,
+        workers: Workers.WorkerPool | None = None,
     ):
         if n_runs < 1:
             raise ValueError("n_runs must be at least 1")
@@ -574,6 +579,7 @@ class ScrambleEvaluator:
             self.device = device if isinstance(device, torch.device) else resolve_device(device or "auto")
             self.model_path = find_checkpoint(model_path)
             self.model = load_model(self.model_path, self.device)
+        self.workers = workers
         self.n_runs = int(n_runs)
         self.log_dir = log_dir
         self.seed = int(seed)
@@ -610,7 +616,21 @@ class ScrambleEvaluator:
         original's evaluation, unchanged); the others through ``Solvers.solve_cubes``."""
         start_cubes = np.asarray(start_cubes, dtype=np.int8).reshape(-1, NUM_STICKERS)
         n = max(len(start_cubes), 1)
-        if self.solver == "mcts":
+        if self.workers is not None:
+            opts = self.options(num_simulations, max_episode_steps)
+            run = concat_runs(
+                self.workers.evaluate(
+                    self.model,
+                    start_cubes,
+                    self.solver,
+                    opts,
+                    num_simulations,
+                    max_episode_steps,
+                    self.seed,
+                    self.c_puct,
+                )
+            )
+        elif self.solver == "mcts":
             run = play_greedy(
                 self.model,
                 start_cubes,
@@ -991,6 +1011,8 @@ def parse_args(argv=None) -> argparse.Namespace:
         default=None,
         help="progress bar (default: when stderr is a terminal)",
     )
+    g = p.add_argument_group("workers (beyond the original)")
+    Workers.add_arguments(g)
     add_solver_arguments(p)
     g = p.add_argument_group("every position (beyond the original)")
     g.add_argument(
@@ -1060,8 +1082,9 @@ def main(argv=None) -> int:
             c_puct=args.c_puct,
             solver=args.solver,
             solver_options=options_from_args(args),
+            workers=Workers.from_args(args),
         )
-    except (CheckpointError, DeviceError, ScrambleFileError, OutputError) as exc:
+    except (CheckpointError, DeviceError, ScrambleFileError, OutputError, Workers.WorkerError) as exc:
         return fail(exc)
     if evaluator.model is not None:
         print(f"Loaded model {evaluator.model_path} on {evaluator.device}.")

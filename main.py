@@ -36,6 +36,7 @@ import numpy as np
 import torch
 
 import Cli
+import Workers
 from Cli import C_PUCT, EVAL_SIMULATIONS, MAX_MOVES, DeviceError, add_device_flag, fail, resolve_device, show_progress
 from Lookahead_Targets import greedy_policy_solve_rate, lookahead_targets, scramble_path_states
 from Plot_Scatter import METRIC_KEYS, MetricsLogger
@@ -360,6 +361,13 @@ def parse_args(argv=None) -> argparse.Namespace:
         "T in moves; 0 = one-hot on the best move",
     )
     g.add_argument(
+        "--sweep-plies",
+        type=Cli.int_in(1, 14, "every position is within 14 moves"),
+        default=1,
+        help="with --targets sweep: Bellman backups over the table of class values per iteration (a full-width "
+        "search this many moves deep on the network's values)",
+    )
+    g.add_argument(
         "--states-per-iter",
         type=Cli.states,
         default=32768,
@@ -411,6 +419,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     g.add_argument("--skip-eval", action="store_true", help="do not run the evaluation at the end")
     g = p.add_argument_group("run")
     add_device_flag(g)
+    Workers.add_arguments(g)
     g.add_argument(
         "--seed", type=Cli.seed, default=0, help="seed of every random choice (scrambles, sampling, shuffling, init)"
     )
@@ -888,12 +897,12 @@ class Targets:
     what: str
 
 
-def selfplay_step(args: argparse.Namespace, run: Run, device: torch.device, progress: bool) -> Targets:
+def selfplay_step(args: argparse.Namespace, run: Run, device: torch.device, progress: bool, workers=None) -> Targets:
     """MCTS self-play episodes into the replay buffer, and a sample of the buffer once it is full enough."""
     length = run.curriculum.scramble_len
     sims = simulations_for(length, tuple(args.sims))
     temp = temperature_for(length, tuple(args.temps))
-    _, solve_rate, res = generate_self_play_data(
+    _, solve_rate, res = Workers.self_play_fn(workers, run.iteration + 1, generate_self_play_data)(
         run.model,
         args.episodes_per_iter,
         args.max_episode_steps,
@@ -920,20 +929,25 @@ def selfplay_step(args: argparse.Namespace, run: Run, device: torch.device, prog
     return Targets(sample, len(sample) if sample else 0, solve_rate, rate, f"sims {sims} | T {temp:.2f} |")
 
 
-def lookahead_step(args: argparse.Namespace, run: Run, device: torch.device) -> Targets:
+def lookahead_step(args: argparse.Namespace, run: Run, device: torch.device, workers=None) -> Targets:
     """States of random scramble paths with one-ply lookahead targets; the greedy solve rate."""
     t0 = time.perf_counter()
     length = run.curriculum.scramble_len
-    cubes, depth, last = scramble_path_states(run.rng, args.states_per_iter, length)
-    z, pi = lookahead_targets(
-        run.model,
-        cubes,
-        depth,
-        last,
-        device,
-        rng=run.rng if args.double_estimate else None,
-        policy_temperature=args.policy_temperature,
-    )
+    if workers is not None:
+        cubes, z, pi = workers.lookahead(
+            run.model, run.iteration + 1, args.states_per_iter, length, args.double_estimate, args.policy_temperature
+        )
+    else:
+        cubes, depth, last = scramble_path_states(run.rng, args.states_per_iter, length)
+        z, pi = lookahead_targets(
+            run.model,
+            cubes,
+            depth,
+            last,
+            device,
+            rng=run.rng if args.double_estimate else None,
+            policy_temperature=args.policy_temperature,
+        )
     solve_rate = greedy_solve_rate(args, run, device)
     rate = ("states/s", len(z) / (time.perf_counter() - t0))
     return Targets((batch_onehot(cubes), pi, z), len(z), solve_rate, rate, f"lookahead {len(z)} states | greedy")
@@ -951,34 +965,37 @@ def sweep_step(args: argparse.Namespace, run: Run, device: torch.device) -> Targ
     network read per class (Value_Sweep.py); the greedy solve rate."""
     t0 = time.perf_counter()
     sample = run.sweeper.targets(
-        run.model, run.rng, args.states_per_iter, run.curriculum.scramble_len, args.policy_temperature
+        run.model, run.rng, args.states_per_iter, run.curriculum.scramble_len, args.policy_temperature, args.sweep_plies
     )
     solve_rate = greedy_solve_rate(args, run, device)
     n = len(sample[2])
     return Targets(sample, n, solve_rate, ("states/s", n / (time.perf_counter() - t0)), f"sweep {n} states | greedy")
 
 
-def seed_step(args: argparse.Namespace, run: Run, device: torch.device) -> Targets:
+def seed_step(args: argparse.Namespace, run: Run, device: torch.device, workers=None) -> Targets:
     """As lookahead, targets and loss weights of the seed systems (Seed_Targets.py: adi, scramble)."""
     t0 = time.perf_counter()
-    sample = seed_training_sample(
-        args.targets, run.model, run.rng, args.states_per_iter, run.curriculum.scramble_len, device
-    )
+    length = run.curriculum.scramble_len
+    if workers is not None:
+        sample = workers.seed_sample(args.targets, run.model, run.iteration + 1, args.states_per_iter, length)
+    else:
+        sample = seed_training_sample(args.targets, run.model, run.rng, args.states_per_iter, length, device)
     solve_rate = greedy_solve_rate(args, run, device)
     n = len(sample[2])
     rate = ("states/s", n / (time.perf_counter() - t0))
     return Targets(sample, n, solve_rate, rate, f"{args.targets} {n} states | greedy")
 
 
-def targets_step(args: argparse.Namespace, run: Run, device: torch.device, progress: bool) -> Targets:
-    """This iteration's training data, from the --targets source."""
+def targets_step(args: argparse.Namespace, run: Run, device: torch.device, progress: bool, workers=None) -> Targets:
+    """This iteration's training data, from the --targets source; with ``workers`` (a
+    ``Workers.WorkerPool``, --workers/--backend) the episodes or states are made by them."""
     if args.targets == "lookahead":
-        return lookahead_step(args, run, device)
+        return lookahead_step(args, run, device, workers)
     if args.targets == "sweep":
         return sweep_step(args, run, device)
     if args.targets in SEED_TARGETS:
-        return seed_step(args, run, device)
-    return selfplay_step(args, run, device, progress)
+        return seed_step(args, run, device, workers)
+    return selfplay_step(args, run, device, progress, workers)
 
 
 def train_step(
@@ -1054,7 +1071,13 @@ def report_iteration(args, it, length, targets: Targets, losses, changed, run: R
 
 
 def train(
-    args: argparse.Namespace, run: Run, logger: MetricsLogger, guard: InterruptGuard, device, progress: bool
+    args: argparse.Namespace,
+    run: Run,
+    logger: MetricsLogger,
+    guard: InterruptGuard,
+    device,
+    progress: bool,
+    workers=None,
 ) -> None:
     """Iterations ``run.iteration + 1 .. --num-iters``: targets, training, commit."""
     if run.iteration >= args.num_iters:
@@ -1068,7 +1091,7 @@ def train(
     for it in range(run.iteration + 1, args.num_iters + 1):
         t0 = time.perf_counter()
         length = run.curriculum.scramble_len
-        targets = targets_step(args, run, device, progress)
+        targets = targets_step(args, run, device, progress, workers)
         losses = train_step(args, run, targets, it, device, progress)
         with guard.deferred():  # a signal now waits until everything is on disk
             changed = commit_step(args, run, logger, it, targets, losses)
@@ -1098,6 +1121,7 @@ def main(argv=None) -> int:
     run = None
     try:
         device = resolve_device(args.device)
+        workers = Workers.from_args(args)  # None: episodes and targets made in this process, as always
         check_output_paths(args)
         with InterruptGuard().installed() as guard, RunLock(args.checkpoint):
             remove_temps_of_killed_runs(args)
@@ -1105,12 +1129,12 @@ def main(argv=None) -> int:
             logger = open_logger(args, run)
             try:
                 repair_outputs(args, run, logger)
-                train(args, run, logger, guard, device, progress)
+                train(args, run, logger, guard, device, progress, workers)
             finally:
                 logger.close()
             if not args.skip_eval:
                 evaluate_model(args, run.model, device, progress)
-    except (RunError, CheckpointError, DeviceError, OutputError) as exc:
+    except (RunError, CheckpointError, DeviceError, OutputError, Workers.WorkerError) as exc:
         return fail(exc)
     except Interrupted as exc:
         done = run.iteration if run is not None else 0
