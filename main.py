@@ -53,7 +53,7 @@ LR_SCHEDULES = ("constant", "cosine")
 
 #: Named presets (``--recipe``): flag values, as argparse destinations, that work together.
 RECIPES = {
-    "exact": dict(
+    "sweep": dict(
         targets="sweep",
         canonical_symmetry=True,
         keep_optimizer=True,

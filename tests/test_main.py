@@ -1,3 +1,5 @@
+import math
+
 """main.py: the recipe pieces, and end-to-end runs with tiny settings (outputs, resume, errors)."""
 
 import json
@@ -65,6 +67,30 @@ def test_defaults_are_the_seed_recipe():
         not (a.double_estimate or a.canonical_orientation or a.canonical_symmetry or a.keep_optimizer)
         and a.policy_temperature == 0.0
     )
+
+
+def test_recipe_preset_sets_its_flags_and_single_flags_override_it():
+    from main import RECIPES
+
+    a = parse_args(["--recipe", "sweep"])
+    for key, value in RECIPES["sweep"].items():
+        assert getattr(a, key) == value, key
+    b = parse_args(["--recipe", "sweep", "--lr", "1e-3", "--num-iters", "7"])
+    assert (b.lr, b.num_iters, b.targets) == (1e-3, 7, "sweep")
+    assert parse_args([]).targets == "selfplay"  # no preset: the original recipe
+
+
+def test_learning_rate_schedule():
+    from main import learning_rate
+
+    a = parse_args(
+        ["--lr", "1e-3", "--lr-schedule", "cosine", "--lr-end", "1e-5", "--num-iters", "11", "--warmup-iters", "2"]
+    )
+    rates = [learning_rate(a, it) for it in range(1, 12)]
+    assert rates[0] == pytest.approx(0.5e-3)  # half the rate in the first of two warm-up iterations
+    assert rates[1] == pytest.approx(1e-5 + 0.5 * (1e-3 - 1e-5) * (1 + math.cos(math.pi * 0.1)))
+    assert rates[-1] == pytest.approx(1e-5) and all(x >= y for x, y in zip(rates[1:], rates[2:]))
+    assert learning_rate(parse_args([]), 5) == 2e-4  # the original: constant
 
 
 def test_simulation_and_temperature_schedules():
