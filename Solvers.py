@@ -22,9 +22,18 @@ Result: every solver returns one ``SolveResult(moves, solved, nodes, seconds)`` 
 ``solved`` is only True when replaying ``moves`` from the start cube solves it (``verify``):
 a solver's claim is never trusted, and a budget that runs out is "not solved". ``nodes``
 counts the states a solver generated (children made, each evaluated or checked once), or
-MCTS simulations. ``seconds`` is wall-clock time; for the solvers that advance many cubes
-in lockstep (``mcts``, ``greedy``) it is the batch's time divided evenly among its cubes, so
-``sum(r.seconds)`` is always the total.
+MCTS simulations. ``seconds`` is wall-clock time; every network solver advances many cubes
+in lockstep (one network call per step for all of them), so it is the batch's time divided
+evenly among its cubes, and ``sum(r.seconds)`` is always the total (``bestfirst``, one cube
+at a time: each cube's own time).
+
+Lockstep beam and A*: ``beam``/``astar`` search one cube; ``beam_lockstep``/``astar_lockstep``
+(what ``solve_cubes`` runs) search many at once, in groups of up to ``LOCKSTEP_CHUNK`` cubes.
+Each cube's search is one generator (``_beam_search``, ``_astar_search``) that yields the
+states it wants evaluated; the driver sends each its own rows of one joint network call, so a
+cube takes exactly the steps it takes alone (for a value that is a function of the position;
+a network's float rounding can differ slightly with the batch). Budgets stay per cube; a
+``seconds`` limit is read on the cube's share of the lockstep rounds it took part in.
 
 Value scale: the network's value reads ``v ~ 1 - 0.03 d`` for a cube ``d`` moves from solved
 (the original's target ``max(0.4, 1 - 0.03 n)``), so ``value_to_moves(v) = (1 - v) / 0.03``.
@@ -45,10 +54,11 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import heapq
 import itertools
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -291,6 +301,76 @@ def greedy(
     return [SolveResult(m[:k].tolist(), bool(s), int(c), share) for m, k, s, c in zip(moves, lengths, solved, nodes)]
 
 
+# --------------------------------------------------------------------------- lockstep driver
+#: A per-cube search written as a generator: it yields the states it needs evaluated (one
+#: request per network call it would make), is sent back ``fn(states)`` for exactly those
+#: states, and returns its ``SolveResult`` (``seconds`` filled in by the driver). One
+#: implementation of each search's rule, run alone (``_run_one``) or many in lockstep.
+Search = Generator[np.ndarray, np.ndarray, SolveResult]
+#: ``clock()``: the seconds a search has spent so far, for its ``seconds`` budget.
+Clock = Callable[[], float]
+LOCKSTEP_CHUNK = 512  # cubes per lockstep group of beam / astar (bounds the joint network batch)
+LOCKSTEP_STATES = 1 << 20  # beam: children of one group's beams at most (groups shrink for wide beams)
+LOCKSTEP_NODES = 1 << 22  # astar: node budgets of one group at most (its graphs and heaps live together)
+
+
+def _run_one(start: Callable[[Clock], Search], fn) -> SolveResult:
+    """Run one search alone: each request straight to ``fn``; ``seconds`` is its wall time."""
+    began = time.perf_counter()
+    search = start(lambda: time.perf_counter() - began)
+    try:
+        request = next(search)
+        while True:
+            request = search.send(fn(request))
+    except StopIteration as stop:
+        result = stop.value
+    result.seconds = time.perf_counter() - began
+    return result
+
+
+def _lockstep(start: Callable[[int, Clock], Search], n: int, fn, chunk: int) -> list[SolveResult]:
+    """Run the searches of cubes ``0..n-1`` in lockstep groups of ``chunk``: each round, the
+    requests of every unfinished search of the group go through one ``fn`` call, and each
+    search gets back the rows of its own states. A search sees exactly the values it would
+    see alone (``fn`` being a function of each position), so it takes the same steps.
+
+    Time: a round's wall time is shared evenly among the searches that took part in it; a
+    search's ``clock`` (its ``seconds`` budget) is the sum of its shares of the rounds done.
+    The result's ``seconds`` is the group's wall time shared evenly among its cubes (as for
+    ``greedy`` and ``mcts``), so ``sum(r.seconds)`` is the total.
+    """
+    results: list[SolveResult | None] = [None] * n
+    for lo in range(0, n, chunk):
+        size = min(chunk, n - lo)
+        began = time.perf_counter()
+        spent = np.zeros(size)
+        live: dict[int, tuple[Search, np.ndarray]] = {}
+
+        def advance(k: int, search: Search, reply) -> None:
+            try:
+                live[k] = (search, next(search) if reply is None else search.send(reply))
+            except StopIteration as stop:
+                results[lo + k] = stop.value
+
+        tick = time.perf_counter()
+        for k in range(size):
+            advance(k, start(lo + k, functools.partial(spent.item, k)), None)
+        spent += (time.perf_counter() - tick) / size
+        while live:
+            tick = time.perf_counter()
+            keys = list(live)
+            searches, requests = zip(*(live.pop(k) for k in keys))
+            replies = np.asarray(fn(np.concatenate(requests)))
+            bounds = np.cumsum([len(r) for r in requests])[:-1]
+            for k, search, reply in zip(keys, searches, np.split(replies, bounds)):
+                advance(k, search, reply)
+            spent[keys] += (time.perf_counter() - tick) / len(keys)
+        share = (time.perf_counter() - began) / size
+        for k in range(size):
+            results[lo + k].seconds = share
+    return results
+
+
 # --------------------------------------------------------------------------- beam search
 def beam(
     cube: np.ndarray,
@@ -312,23 +392,66 @@ def beam(
     within one depth is kept once (its best-ranked copy); ties keep beam order, then the
     lowest action. Budgets: ``max_depth`` moves, ``max_nodes`` children generated (never
     exceeded: a depth that would exceed it is not started), ``seconds``.
+    ``beam_lockstep`` runs the same search for many cubes in lockstep.
     """
+    fn = _beam_fn(rank, value_fn, policy_fn)
+    return _run_one(
+        lambda clock: _beam_search(cube, last, count, beam_width, max_depth, max_nodes, rank, seconds, clock), fn
+    )
+
+
+def beam_lockstep(
+    cubes: np.ndarray,
+    value_fn: ValueFn | None = None,
+    policy_fn: PolicyFn | None = None,
+    last=None,
+    count=None,
+    beam_width: int = 100,
+    max_depth: int = 40,
+    max_nodes: int = 200_000,
+    rank: str = "value",
+    seconds: float | None = None,
+    chunk: int = LOCKSTEP_CHUNK,
+) -> list[SolveResult]:
+    """``beam`` from every cube, in lockstep groups of up to ``chunk`` cubes: per depth, the
+    children (policy rank: the beams) of every unfinished cube go through one network call,
+    then each cube keeps its own best ``beam_width``. Same moves, ``solved`` and ``nodes`` per
+    cube as ``beam``; budgets are per cube (``seconds``: see ``_lockstep``)."""
+    fn = _beam_fn(rank, value_fn, policy_fn)
+    cubes = np.asarray(cubes, dtype=np.int8).reshape(-1, NUM_STICKERS)
+    last, count = _history(len(cubes), last, count)
+    chunk = max(1, min(chunk, LOCKSTEP_STATES // (NUM_ACTIONS * beam_width)))
+
+    def start(i: int, clock: Clock) -> Search:
+        return _beam_search(
+            cubes[i], int(last[i]), int(count[i]), beam_width, max_depth, max_nodes, rank, seconds, clock
+        )
+
+    return _lockstep(start, len(cubes), fn, chunk)
+
+
+def _beam_fn(rank: str, value_fn, policy_fn):
     if rank not in BEAM_RANKS:
         raise ValueError(f"rank must be one of {BEAM_RANKS}, got {rank!r}")
     fn = value_fn if rank == "value" else policy_fn
     if fn is None:
         raise ValueError(f"beam with rank={rank!r} needs a {'value_fn' if rank == 'value' else 'policy_fn'}")
-    start = time.perf_counter()
+    return fn
+
+
+def _beam_search(cube, last, count, beam_width, max_depth, max_nodes, rank, seconds, clock: Clock) -> Search:
+    """The beam search of one cube (see ``beam``), as a ``Search``: it requests the values of
+    each depth's children (policy rank: the logits of the beam)."""
     root = np.asarray(cube, dtype=np.int8).reshape(1, NUM_STICKERS)
     if batch_is_solved(root)[0]:
-        return SolveResult([], True, 0, time.perf_counter() - start)
+        return SolveResult([], True, 0, 0.0)
     states, (lasts, counts) = root, _history(1, last, count)
     paths = np.zeros((1, 0), np.intp)  # [k, depth] moves from the root to each beam state
     cum = np.zeros(1)  # [k] cumulative log-probability (policy rank)
     nodes = 0
     for _ in range(max_depth):
         legal = legal_action_mask(lasts, counts)  # [k, 12]
-        if nodes + int(legal.sum()) > max_nodes or (seconds is not None and time.perf_counter() - start > seconds):
+        if nodes + int(legal.sum()) > max_nodes or (seconds is not None and clock() > seconds):
             break
         parent, action = np.nonzero(legal)  # beam order, then action order
         children = batch_apply_moves(states[parent], action)
@@ -336,18 +459,18 @@ def beam(
         solved = np.flatnonzero(batch_is_solved(children))
         if len(solved):
             moves = paths[parent[solved[0]]].tolist() + [int(action[solved[0]])]
-            return SolveResult(moves, verify(root, moves), nodes, time.perf_counter() - start)
+            return SolveResult(moves, verify(root, moves), nodes, 0.0)
         if rank == "value":
-            score = np.asarray(value_fn(children), dtype=np.float64)
+            score = np.asarray((yield children), dtype=np.float64)
         else:
-            score = cum[parent] + _log_softmax(policy_fn(states))[parent, action]
+            score = cum[parent] + _log_softmax((yield states))[parent, action]
         order = np.argsort(-score, kind="stable")
         _, first = np.unique(batch_state_keys(children[order]), return_index=True)
         keep = order[np.sort(first)][:beam_width]  # best copy of each state, best first
         states, paths, cum = children[keep], np.column_stack([paths[parent[keep]], action[keep]]), score[keep]
         counts = next_face_count(lasts[parent[keep]], counts[parent[keep]], action[keep])
         lasts = action[keep]
-    return SolveResult([], False, nodes, time.perf_counter() - start)
+    return SolveResult([], False, nodes, 0.0)
 
 
 # --------------------------------------------------------------------------- weighted A*
@@ -412,11 +535,43 @@ def astar(
     weight below 1 trusts the network's estimate over the path length (faster, slightly longer
     solutions), 100 nodes per step keep the network's batches efficient. Budgets:
     ``max_nodes`` children generated (never exceeded), ``seconds``.
+    ``astar_lockstep`` runs the same search for many cubes in lockstep.
     """
-    start = time.perf_counter()
+    return _run_one(lambda clock: _astar_search(cube, last, count, lam, batch, max_nodes, seconds, clock), value_fn)
+
+
+def astar_lockstep(
+    cubes: np.ndarray,
+    value_fn: ValueFn,
+    last=None,
+    count=None,
+    lam: float = 0.6,
+    batch: int = 100,
+    max_nodes: int = 200_000,
+    seconds: float | None = None,
+    chunk: int = LOCKSTEP_CHUNK,
+) -> list[SolveResult]:
+    """``astar`` from every cube, in lockstep groups: each step, every unfinished cube pops
+    its ``batch`` best open nodes and all their new children go through one ``value_fn``
+    call; each cube keeps its own graph, heap and budgets. Same moves, ``solved`` and
+    ``nodes`` per cube as ``astar`` (``seconds``: see ``_lockstep``). A group holds at most
+    ``chunk`` cubes and ``LOCKSTEP_NODES`` nodes of budget (the graphs live together)."""
+    cubes = np.asarray(cubes, dtype=np.int8).reshape(-1, NUM_STICKERS)
+    last, count = _history(len(cubes), last, count)
+    chunk = max(1, min(chunk, LOCKSTEP_NODES // max(max_nodes, 1)))
+
+    def start(i: int, clock: Clock) -> Search:
+        return _astar_search(cubes[i], int(last[i]), int(count[i]), lam, batch, max_nodes, seconds, clock)
+
+    return _lockstep(start, len(cubes), value_fn, chunk)
+
+
+def _astar_search(cube, last, count, lam, batch, max_nodes, seconds, clock: Clock) -> Search:
+    """The weighted A* of one cube (see ``astar``), as a ``Search``: it requests the values of
+    each step's new unsolved children."""
     root = np.asarray(cube, dtype=np.int8).reshape(1, NUM_STICKERS)
     if batch_is_solved(root)[0]:
-        return SolveResult([], True, 0, time.perf_counter() - start)
+        return SolveResult([], True, 0, 0.0)
     last, count = _history(1, last, count)
     graph = _Graph()  # a node's ``action`` is the move into it; the root's is the cube's history
     graph.add(batch_state_keys(root), root, 0, 0.0, -1, last, count)
@@ -427,7 +582,7 @@ def astar(
     open_heap = [(0.0, 0, next(tiebreak), 0, 0)]
     goal, goal_g, nodes = -1, np.inf, 0
     while open_heap and (goal < 0 or open_heap[0][0] < round(lam * goal_g, F_DECIMALS)):
-        if seconds is not None and time.perf_counter() - start > seconds:
+        if seconds is not None and clock() > seconds:
             break
         room = min(batch, (max_nodes - nodes) // NUM_ACTIONS)  # so the budget is never exceeded
         popped = []
@@ -440,15 +595,16 @@ def astar(
                 break
         if not popped:
             break
-        nodes, goal, goal_g = _expand(graph, np.array(popped), value_fn, lam, open_heap, tiebreak, nodes, goal, goal_g)
+        nodes, goal, goal_g = yield from _expand(graph, np.array(popped), lam, open_heap, tiebreak, nodes, goal, goal_g)
     if goal < 0:
-        return SolveResult([], False, nodes, time.perf_counter() - start)
+        return SolveResult([], False, nodes, 0.0)
     moves = graph.path(goal)
-    return SolveResult(moves, verify(root, moves), nodes, time.perf_counter() - start)
+    return SolveResult(moves, verify(root, moves), nodes, 0.0)
 
 
-def _expand(graph: _Graph, parents, value_fn, lam, open_heap, tiebreak, nodes, goal, goal_g):
-    """Generate the legal children of ``parents``, add or improve their nodes, push them."""
+def _expand(graph: _Graph, parents, lam, open_heap, tiebreak, nodes, goal, goal_g):
+    """Generate the legal children of ``parents``, add or improve their nodes, push them (a
+    generator: it requests the values of the new unsolved children, if any)."""
     legal = legal_action_mask(graph.action[parents], graph.count[parents])
     row, action = np.nonzero(legal)
     parent = parents[row]
@@ -476,7 +632,7 @@ def _expand(graph: _Graph, parents, value_fn, lam, open_heap, tiebreak, nodes, g
     solved = batch_is_solved(state[new])
     h = np.zeros(len(new))
     if (~solved).any():
-        h[~solved] = value_to_moves(value_fn(state[new[~solved]]))
+        h[~solved] = value_to_moves((yield state[new[~solved]]))
     new_ids = graph.add(keys[new], state[new], g[new], h, parent[new], action[new], count[new])
     touched = np.concatenate([ids, new_ids])
     is_goal = batch_is_solved(graph.state[touched])
@@ -641,31 +797,25 @@ def _run_greedy(cubes, last, count, opts, model, value_fn, policy_fn, device) ->
 
 
 def _run_beam(cubes, last, count, opts, model, value_fn, policy_fn, device) -> list[SolveResult]:
-    last, count = _history(len(cubes), last, count)
-    return [
-        beam(
-            c,
-            value_fn,
-            policy_fn,
-            int(a),
-            int(k),
-            opts.beam_width,
-            opts.max_moves,
-            opts.max_nodes,
-            opts.beam_rank,
-            opts.seconds,
-        )
-        for c, a, k in zip(cubes, last, count)
-    ]
+    return beam_lockstep(
+        cubes,
+        value_fn,
+        policy_fn,
+        last,
+        count,
+        opts.beam_width,
+        opts.max_moves,
+        opts.max_nodes,
+        opts.beam_rank,
+        opts.seconds,
+    )
 
 
 def _run_astar(cubes, last, count, opts, model, value_fn, policy_fn, device) -> list[SolveResult]:
     value_fn = _need(value_fn, "astar", "value_fn")
-    last, count = _history(len(cubes), last, count)
-    return [
-        astar(c, value_fn, int(a), int(k), opts.astar_lambda, opts.astar_batch, opts.max_nodes, opts.seconds)
-        for c, a, k in zip(cubes, last, count)
-    ]
+    return astar_lockstep(
+        cubes, value_fn, last, count, opts.astar_lambda, opts.astar_batch, opts.max_nodes, opts.seconds
+    )
 
 
 def _run_bestfirst(cubes, last, count, opts, model, value_fn, policy_fn, device) -> list[SolveResult]:

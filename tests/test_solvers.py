@@ -305,3 +305,275 @@ def test_solver_settings_name_each_solvers_options():
     assert S.solver_settings("mcts", opts) == {"sims": 12, "max_moves": 40, "c_puct": 1.3}
     assert S.solver_settings("beam", opts)["beam_width"] == 7
     assert set(S.SOLVER_FIELDS) == set(S.SOLVER_NAMES)
+
+
+# --------------------------------------------------------------------------- lockstep beam and A*
+# The single-cube beam and A* exactly as they were before the lockstep driver (one network
+# call per cube per step), frozen here as the reference the lockstep versions must match.
+def reference_beam(cube, value_fn=None, policy_fn=None, last=NO_ACTION, count=0, beam_width=100, max_depth=40,
+                   max_nodes=200_000, rank="value"):  # fmt: skip
+    from Rubik2x2Env import batch_apply_moves, batch_is_solved, batch_state_keys
+
+    root = np.asarray(cube, dtype=np.int8).reshape(1, 24)
+    if batch_is_solved(root)[0]:
+        return S.SolveResult([], True, 0, 0.0)
+    states, (lasts, counts) = root, S._history(1, last, count)
+    paths = np.zeros((1, 0), np.intp)
+    cum = np.zeros(1)
+    nodes = 0
+    for _ in range(max_depth):
+        legal = legal_action_mask(lasts, counts)
+        if nodes + int(legal.sum()) > max_nodes:
+            break
+        parent, action = np.nonzero(legal)
+        children = batch_apply_moves(states[parent], action)
+        nodes += len(children)
+        solved = np.flatnonzero(batch_is_solved(children))
+        if len(solved):
+            moves = paths[parent[solved[0]]].tolist() + [int(action[solved[0]])]
+            return S.SolveResult(moves, S.verify(root, moves), nodes, 0.0)
+        if rank == "value":
+            score = np.asarray(value_fn(children), dtype=np.float64)
+        else:
+            score = cum[parent] + S._log_softmax(policy_fn(states))[parent, action]
+        order = np.argsort(-score, kind="stable")
+        _, first = np.unique(batch_state_keys(children[order]), return_index=True)
+        keep = order[np.sort(first)][:beam_width]
+        states, paths, cum = children[keep], np.column_stack([paths[parent[keep]], action[keep]]), score[keep]
+        counts = next_face_count(lasts[parent[keep]], counts[parent[keep]], action[keep])
+        lasts = action[keep]
+    return S.SolveResult([], False, nodes, 0.0)
+
+
+def reference_astar(cube, value_fn, last=NO_ACTION, count=0, lam=0.6, batch=100, max_nodes=200_000):
+    import heapq
+    import itertools
+
+    from Rubik2x2Env import batch_is_solved, batch_state_keys
+
+    root = np.asarray(cube, dtype=np.int8).reshape(1, 24)
+    if batch_is_solved(root)[0]:
+        return S.SolveResult([], True, 0, 0.0)
+    last, count = S._history(1, last, count)
+    graph = S._Graph()
+    graph.add(batch_state_keys(root), root, 0, 0.0, -1, last, count)
+    tiebreak = itertools.count()
+    open_heap = [(0.0, 0, next(tiebreak), 0, 0)]
+    goal, goal_g, nodes = -1, np.inf, 0
+    while open_heap and (goal < 0 or open_heap[0][0] < round(lam * goal_g, S.F_DECIMALS)):
+        room = min(batch, (max_nodes - nodes) // 12)
+        popped = []
+        while open_heap and len(popped) < room:
+            _, _, _, node, g = heapq.heappop(open_heap)
+            if g == graph.g[node] and g < graph.closed_g[node]:
+                graph.closed_g[node] = g
+                popped.append(node)
+            if goal >= 0 and open_heap and open_heap[0][0] >= round(lam * goal_g, S.F_DECIMALS):
+                break
+        if not popped:
+            break
+        nodes, goal, goal_g = reference_expand(
+            graph, np.array(popped), value_fn, lam, open_heap, tiebreak, nodes, goal, goal_g
+        )
+    if goal < 0:
+        return S.SolveResult([], False, nodes, 0.0)
+    moves = graph.path(goal)
+    return S.SolveResult(moves, S.verify(root, moves), nodes, 0.0)
+
+
+def reference_expand(graph, parents, value_fn, lam, open_heap, tiebreak, nodes, goal, goal_g):
+    import heapq
+
+    from Rubik2x2Env import batch_apply_moves, batch_is_solved, batch_state_keys
+
+    legal = legal_action_mask(graph.action[parents], graph.count[parents])
+    row, action = np.nonzero(legal)
+    parent = parents[row]
+    state = batch_apply_moves(graph.state[parent], action)
+    g = graph.g[parent] + 1
+    nodes += len(state)
+    keys = batch_state_keys(state)
+    order = np.lexsort((np.arange(len(keys)), g, keys))
+    first = order[np.unique(keys[order], return_index=True)[1]]
+    first.sort()
+    keys, state, g, parent, action = keys[first], state[first], g[first], parent[first], action[first]
+    count = next_face_count(graph.action[parent], graph.count[parent], action)
+    known = np.fromiter((graph.index.get(k, -1) for k in keys.tolist()), dtype=np.int64, count=len(keys))
+    better = np.flatnonzero(known >= 0)
+    better = better[g[better] < graph.g[known[better]]]
+    ids = known[better]
+    graph.g[ids], graph.parent[ids], graph.action[ids], graph.count[ids] = (
+        g[better],
+        parent[better],
+        action[better],
+        count[better],
+    )
+    new = np.flatnonzero(known < 0)
+    solved = batch_is_solved(state[new])
+    h = np.zeros(len(new))
+    if (~solved).any():
+        h[~solved] = S.value_to_moves(value_fn(state[new[~solved]]))
+    new_ids = graph.add(keys[new], state[new], g[new], h, parent[new], action[new], count[new])
+    touched = np.concatenate([ids, new_ids])
+    is_goal = batch_is_solved(graph.state[touched])
+    for node in touched[is_goal].tolist():
+        if graph.g[node] < goal_g:
+            goal, goal_g = node, graph.g[node]
+    f = np.round(lam * graph.g[touched] + graph.h[touched], S.F_DECIMALS)
+    for node, f_node, g_node in zip(
+        touched[~is_goal].tolist(), f[~is_goal].tolist(), graph.g[touched[~is_goal]].tolist()
+    ):
+        heapq.heappush(open_heap, (f_node, -g_node, next(tiebreak), node, g_node))
+    return nodes, goal, goal_g
+
+
+@pytest.fixture(scope="module")
+def lockstep_cubes(by_distance) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """57 cubes (the solved one and four at each distance 1..14) and a move history for each:
+    most fresh, some just turned (``U'`` once or twice) so the mask differs between cubes."""
+    cubes = np.concatenate([SOLVED_STICKERS[None]] + list(by_distance.values()))
+    last = np.full(len(cubes), NO_ACTION)
+    count = np.zeros(len(cubes), int)
+    last[3::5], count[3::5] = 1, 1
+    last[4::7], count[4::7] = 1, 2
+    return cubes, last, count
+
+
+@pytest.fixture(scope="module")
+def value_tables(solver, exact) -> dict:
+    """Value functions that are functions of the position alone (so a cube's values cannot
+    depend on which other cubes share its network call): the exact value, a random table, a
+    coarse random table full of ties, and a random network memoised per position (its first
+    value of a position is kept: the network's float rounding varies with the batch)."""
+    rng = np.random.default_rng(11)
+    noise = rng.uniform(0.5, 1.0, 3_674_160).astype(np.float32)
+    coarse = (1 - 0.03 * rng.integers(0, 15, 3_674_160)).astype(np.float32)
+    torch.manual_seed(3)
+    net_value, _ = S.network_fns(PolicyValueNet())
+    memo: dict[int, float] = {}
+
+    def net(cubes):
+        keys = S.batch_state_keys(cubes).tolist()
+        todo = [i for i, k in enumerate(keys) if k not in memo]
+        if todo:
+            memo.update(zip([keys[i] for i in todo], net_value(cubes[todo]).tolist()))
+        return np.array([memo[k] for k in keys], np.float32)
+
+    return {
+        "exact": exact,
+        "random table": lambda c: noise[solver.index(c)],
+        "tied table": lambda c: coarse[solver.index(c)],
+        "memoised net": net,
+    }
+
+
+def same_steps(got, want) -> list[int]:
+    """Indices of the cubes whose (moves, solved, nodes) differ."""
+    return [
+        i for i, (a, b) in enumerate(zip(got, want)) if (a.moves, a.solved, a.nodes) != (b.moves, b.solved, b.nodes)
+    ]
+
+
+@pytest.mark.parametrize("fn_name", ["exact", "random table", "tied table", "memoised net"])
+@pytest.mark.parametrize("width", [1, 8, 32])
+def test_beam_lockstep_matches_one_cube_at_a_time(lockstep_cubes, value_tables, fn_name, width):
+    cubes, last, count = lockstep_cubes
+    fn = value_tables[fn_name]
+    budget = 3000
+    want = [reference_beam(c, fn, None, a, k, width, 16, budget) for c, a, k in zip(cubes, last, count)]
+    for chunk in (S.LOCKSTEP_CHUNK, 7):
+        got = S.beam_lockstep(cubes, fn, None, last, count, width, 16, budget, chunk=chunk)
+        check_results(cubes, got)
+        assert same_steps(got, want) == []
+        assert all(r.nodes <= budget for r in got)
+    alone = [S.beam(c, fn, None, a, k, width, 16, budget) for c, a, k in zip(cubes[::6], last[::6], count[::6])]
+    assert same_steps(alone, want[::6]) == []
+
+
+def test_beam_lockstep_policy_rank_matches(lockstep_cubes, solver):
+    rng = np.random.default_rng(12)
+    table = rng.normal(size=3_674_160).astype(np.float32)
+
+    def policy_fn(states):  # random logits, a function of the position
+        return table[(solver.index(states)[:, None] + 7919 * np.arange(12)) % len(table)]
+
+    cubes, last, count = lockstep_cubes
+    want = [reference_beam(c, None, policy_fn, a, k, 6, 14, rank="policy") for c, a, k in zip(cubes, last, count)]
+    got = S.solve_cubes("beam", cubes, policy_fn=policy_fn, last=last, count=count, beam_rank="policy",
+                        beam_width=6, max_moves=14)  # fmt: skip
+    check_results(cubes, got)
+    assert same_steps(got, want) == []
+
+
+@pytest.mark.parametrize("fn_name", ["exact", "random table", "tied table", "memoised net"])
+@pytest.mark.parametrize(("lam", "batch"), [(0.6, 100), (1.0, 1), (1.0, 10), (0.3, 7)])
+def test_astar_lockstep_matches_one_cube_at_a_time(lockstep_cubes, value_tables, fn_name, lam, batch):
+    cubes, last, count = lockstep_cubes
+    fn = value_tables[fn_name]
+    budget = 3000 if fn_name == "exact" else 1500
+    want = [reference_astar(c, fn, a, k, lam, batch, budget) for c, a, k in zip(cubes, last, count)]
+    for chunk in (S.LOCKSTEP_CHUNK, 5):
+        got = S.astar_lockstep(cubes, fn, last, count, lam, batch, budget, chunk=chunk)
+        check_results(cubes, got)
+        assert same_steps(got, want) == []
+        assert all(r.nodes <= budget for r in got)
+    alone = [S.astar(c, fn, a, k, lam, batch, budget) for c, a, k in zip(cubes[::6], last[::6], count[::6])]
+    assert same_steps(alone, want[::6]) == []
+
+
+def test_lockstep_exact_optimal_and_one_call_per_step(lockstep_cubes, exact, solver):
+    cubes = lockstep_cubes[0]
+    calls = []
+
+    def counted(states):
+        calls.append(len(states))
+        return exact(states)
+
+    dist = solver.batch_distance(cubes).tolist()
+    for name, extra in (("beam", {"beam_width": 8}), ("astar", {"astar_lambda": 1.0, "astar_batch": 10})):
+        calls.clear()
+        results = S.solve_cubes(name, cubes, value_fn=counted, max_nodes=20_000, **extra)
+        check_results(cubes, results)
+        assert [len(r.moves) for r in results] == dist and all(r.solved for r in results)
+        assert all(legal_under_mask(r.moves) for r in results)
+        # One network call per step for all cubes: as many calls as the longest search's steps.
+        alone = []
+        for cube in cubes:
+            before = len(calls)
+            S.solve_cubes(name, cube, value_fn=counted, max_nodes=20_000, **extra)
+            alone.append(len(calls) - before)
+        lockstep_calls = len(calls) - sum(alone)
+        assert lockstep_calls == max(alone) < sum(alone)
+
+
+def test_lockstep_groups_bound_the_network_batch(lockstep_cubes, exact):
+    cubes = lockstep_cubes[0]
+    sizes = []
+
+    def spy(states):
+        sizes.append(len(states))
+        return exact(states)
+
+    S.beam_lockstep(cubes, spy, beam_width=8, chunk=5)
+    assert max(sizes) <= 5 * 8 * 12
+    sizes.clear()
+    S.astar_lockstep(cubes, spy, batch=10, chunk=4)
+    assert max(sizes) <= 4 * 10 * 12
+
+
+def test_lockstep_budgets_and_shared_seconds(lockstep_cubes, exact, solver):
+    cubes = lockstep_cubes[0]
+    dist = solver.batch_distance(cubes)
+    for name in ("beam", "astar"):
+        results = S.solve_cubes(name, cubes, value_fn=exact, max_nodes=60, beam_width=50, astar_batch=50)
+        check_results(cubes, results)
+        assert all(r.nodes <= 60 for r in results)
+        assert all(r.solved == (r.moves != []) or d == 0 for r, d in zip(results, dist))
+        assert not any(r.solved for r, d in zip(results, dist) if d >= 6)  # 60 nodes cannot reach them
+        # A time limit already spent after the first round: nothing beyond it is searched, and
+        # every cube gets its group's time shared evenly (astar: groups of 20 at 200,000 nodes).
+        timed = S.solve_cubes(name, cubes, value_fn=exact, seconds=1e-9, beam_width=50, astar_batch=50)
+        check_results(cubes, timed)
+        assert not any(r.solved for r, d in zip(timed, dist) if d >= 3)
+        groups = -(-len(cubes) // (S.LOCKSTEP_NODES // S.SolverOptions().max_nodes)) if name == "astar" else 1
+        assert len({r.seconds for r in timed}) == groups and all(r.seconds > 0 for r in timed)
