@@ -71,6 +71,7 @@ from Cli import (  # noqa: E402
     MAX_MOVES,
     DeviceError,
     HelpFormatter,
+    add_checkpoint_flag,
     add_device_flag,
     fail,
     resolve_device,
@@ -996,11 +997,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     g.add_argument(
         "--seed", type=Cli.seed, default=0, help="seed of the scrambles / sampled positions (same seed, same cubes)"
     )
-    g.add_argument(
-        "--checkpoint",
-        type=Cli.nonempty_path,
-        help="model file (default: ./rubik_policy_value.pt, else pretrained/rubik_policy_value.pt)",
-    )
+    add_checkpoint_flag(g)
     add_device_flag(g)
     g.add_argument(
         "--log-dir", type=Cli.nonempty_path, default="training_logs", help="folder of the result JSON files and charts"
