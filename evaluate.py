@@ -79,7 +79,7 @@ from Cli import (  # noqa: E402
 )
 from Optimal_Solver import MAX_DISTANCE, NUM_STATES, get_solver  # noqa: E402
 from Plot_Scatter import save_figure  # noqa: E402
-from Policy_Value_Net import CheckpointError, eval_mode, load_model  # noqa: E402
+from Policy_Value_Net import CheckpointError, load_model  # noqa: E402
 from Rubik2x2Env import (  # noqa: E402
     MOVE_PERMS,
     NUM_ACTIONS,
@@ -91,7 +91,7 @@ from Rubik2x2Env import (  # noqa: E402
     parse_moves,
 )
 from Run_IO import OutputError, atomic_write, check_writable, find_checkpoint, read_json, remove_stale_temps, write_json  # noqa: E402,E501
-from Self_Play import EpisodeResults, play_episodes  # noqa: E402
+from Self_Play import EpisodeResults, play_greedy  # noqa: E402
 from Solvers import (  # noqa: E402
     NETWORK_SOLVERS,
     SolverOptions,
@@ -115,8 +115,6 @@ ALL_POSITIONS_SAMPLE = 100_000  # uniform positions of --all-positions with a so
 FAR_DISTANCE = 13  # ... plus every position at this distance or more (90,556 positions)
 LOCKSTEP_SOLVERS = ("mcts", "greedy", "gumbel")  # advance many cubes at once: one call per batch
 SEARCH_CHUNK = 1024  # cubes per lockstep tree search (mcts, gumbel) in --all-positions: bounds memory
-# The original passes temperature 0.3 to its greedy evaluation episodes; greedy play ignores it.
-ORIGINAL_EVAL_TEMPERATURE = 0.3
 
 
 class ScrambleFileError(Exception):
@@ -201,33 +199,6 @@ def _run_costs(run, group=slice(None)) -> tuple:
 
 
 # --------------------------------------------------------------------------- pure evaluations
-def play_greedy(
-    model,
-    start_cubes: np.ndarray,
-    num_simulations: int,
-    max_episode_steps: int,
-    *,
-    device,
-    seed: int,
-    c_puct: float = C_PUCT,
-    progress: bool = False,
-    desc: str = "eval",
-) -> EpisodeResults:
-    """Greedy MCTS episodes from all ``start_cubes (E, 24)`` in one lockstep batch."""
-    with eval_mode(model):
-        return play_episodes(
-            model,
-            start_cubes,
-            max_episode_steps,
-            num_simulations,
-            select_mode="greedy",
-            temperature=ORIGINAL_EVAL_TEMPERATURE,
-            rng=np.random.default_rng(seed),
-            device=device,
-            c_puct=c_puct,
-            progress=progress,
-            desc=desc,
-        )
 
 
 def scramble_range_cubes(seed: int, n_runs: int, min_len: int, max_len: int) -> np.ndarray:
