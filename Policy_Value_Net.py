@@ -12,15 +12,14 @@ one input, so the value is exactly the same for all of them and the network has 
 fewer inputs to learn. Its checkpoint holds one extra entry, ``canonical_orientation``,
 which is how ``load_model`` knows to build it that way.
 
-``PolicyValueNet(canonical_symmetry=True)`` (``main.py --canonical-symmetry``) goes further:
-of the 48 images of a cube under the symmetries that keep distances (``SYMMETRY_PERMS``:
-colours renamed as a whole-cube rotation renames them, and the mirror image), each in its
-canonical orientation, it feeds the one with the smallest stickers, and renames the moves
-back through both. About 48 times fewer inputs again: measured with exact labels, the value
-then learns far positions several times faster (``docs/supervised_ceiling.py``). The value
-is the same for all images; so is the policy, renamed, except on the few cubes that are
-their own image under some symmetry, where the tie between equal images is broken by
-symmetry order. Its checkpoint also holds ``canonical_symmetry``.
+``PolicyValueNet(canonical_symmetry=True)`` (``main.py --canonical-symmetry``) goes
+further: of the 48 images of a cube under the symmetries that keep distances
+(``SYMMETRY_PERMS``: colours renamed as a whole-cube rotation renames them, and the mirror
+image), each in its canonical orientation, it feeds the one with the smallest stickers, and
+renames the moves back through both: about 48 times fewer inputs again. The value is the
+same for all images; so is the policy, renamed, except on the few cubes that are their own
+image under some symmetry, where the tie between equal images is broken by symmetry order.
+Its checkpoint also holds ``canonical_symmetry``.
 """
 
 from __future__ import annotations

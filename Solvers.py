@@ -3,7 +3,7 @@
 Solvers (``SOLVERS``, chosen by name with ``solve_cubes`` or ``--solver``):
 
 * ``mcts`` (default, the original): greedy MCTS episodes, exactly as ``evaluate.py`` plays them
-  (``Self_Play.play_episodes``, argmax of the visits each move). ``nodes`` = simulations run.
+  (``Self_Play.play_greedy``, argmax of the visits each move). ``nodes`` = simulations run.
 * ``greedy``: the network alone. Each move, the value of every legal child; play the best
   (a solved child always; lowest action on ties). Batched over all cubes, chunked.
 * ``beam``: beam search. Each depth the children of the whole beam are evaluated in one call,

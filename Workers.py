@@ -1,4 +1,4 @@
-"""Workers: self-play, target generation and evaluation split over ``--workers N`` (issue 17).
+"""Workers: self-play, target generation and evaluation split over ``--workers N``.
 
 The learner, the replay buffer and every file stay in the driver (``main.py``,
 ``evaluate.py``). A worker is a function of ``(weights, task) -> result`` that keeps nothing
@@ -10,8 +10,8 @@ calls stay batched.
 Backends (``--backend``):
 
 * ``local`` (default): with ``--workers 1`` nothing here runs at all: the scripts call the
-  engine directly, exactly as before (same random streams, same numbers). With N > 1, a pool
-  of N local processes (``spawn``), one task per worker per call.
+  engine directly (the same random streams and numbers as a run without workers). With
+  N > 1, a pool of N local processes (``spawn``), one task per worker per call.
 * ``ray``: N Ray tasks on a local Ray (started here) or on a cluster (``--ray-address`` or
   ``RAY_ADDRESS``; the code reaches the nodes as the job's ``runtime_env`` working_dir).
   Ray is imported only by this backend.
