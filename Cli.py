@@ -68,6 +68,16 @@ def add_device_flag(group) -> None:
     group.add_argument("--device", type=device_name, default="auto", help=f"where the network runs: {DEVICE_CHOICES}")
 
 
+def add_checkpoint_flag(group) -> None:
+    """The ``--checkpoint`` flag of every script that loads a trained model (``Run_IO.find_checkpoint``
+    resolves the default)."""
+    group.add_argument(
+        "--checkpoint",
+        type=nonempty_path,
+        help="model file (default: ./rubik_policy_value.pt, else pretrained/rubik_policy_value.pt)",
+    )
+
+
 def resolve_device(name: str = "auto"):
     """``auto`` -> CUDA when available, else CPU; ``cpu``/``cuda``/``cuda:N`` as asked.
     Raises DeviceError for a name that is no device or a CUDA device this machine lacks."""

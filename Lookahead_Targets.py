@@ -21,15 +21,15 @@ facts that need no solver make the targets safer:
   scramble's last move leads to a child worth at least ``1 - 0.03 (k - 1)``.
 
 The max over 12 noisy values is biased upwards (it picks the children the network
-overrates), which stalls the backup a few moves out: measured, far positions levelled off
-about 7.5 moves from solved. With ``rng`` (``main.py --double-estimate``) the chosen child
-is valued a second time in another orientation, the cube turned as a whole, which is the
-same position but an input the network errs on independently: the double estimator of
-double Q-learning, without a second network. A network that canonicalises orientations
-(``--canonical-orientation``) sees every turn of a cube as one input, so for it the second
-reading is of the child's mirror image instead, which is just as far from solved. A network
-that also reduces symmetries (``--canonical-symmetry``) sees the mirror image as the same
-input, so it has no second reading (``main.py`` refuses the combination).
+overrates), which stalls the backup a few moves out. With ``rng`` (``main.py
+--double-estimate``) the chosen child is valued a second time in another orientation, the
+cube turned as a whole, which is the same position but an input the network errs on
+independently: the double estimator of double Q-learning, without a second network. A
+network that canonicalises orientations (``--canonical-orientation``) sees every turn of a
+cube as one input, so for it the second reading is of the child's mirror image instead,
+which is just as far from solved. A network that also reduces symmetries
+(``--canonical-symmetry``) sees the mirror image as the same input, so it has no second
+reading (``main.py`` refuses the combination).
 """
 
 from __future__ import annotations

@@ -42,6 +42,8 @@ import numpy as np
 import Cli
 from Rubik2x2Env import (
     ACTION_FACE,
+    CANONICAL_SLOT_COLOURS,
+    CANONICAL_SLOT_READS,
     MOVE_PERMS,
     NUM_STICKERS,
     ROTATION_PERMS,
@@ -99,13 +101,11 @@ def _model() -> _Model:
 
     rotations = ROTATION_PERMS  # the 24 whole-cube rotations, derived once in Rubik2x2Env
 
-    # The home corner's stickers in the order D, L, B; carrying that order to every corner
-    # with rotations (which keep handedness) gives all corners one cyclic sense. Under
-    # ``new = old[r]`` the sticker at position p moves to position argsort(r)[p].
+    # The home corner's stickers in the order D, L, B (Rubik2x2Env's canonical slot); carrying
+    # that order to every corner with rotations (which keep handedness) gives all corners one
+    # cyclic sense. Under ``new = old[r]`` the sticker at position p moves to position argsort(r)[p].
     dlb = frozenset((D_FACE, L_FACE, B_FACE))
-    home = np.array(
-        [next(s for s in range(NUM_STICKERS) if moved_by[s] == dlb and s // 4 == f) for f in (D_FACE, L_FACE, B_FACE)]
-    )
+    home = CANONICAL_SLOT_READS[0]
     orders = {}
     for r in rotations:
         order = np.argsort(r)[home]
@@ -305,8 +305,7 @@ class OptimalSolver:
             "each colour 0..5 must appear on exactly 4 stickers",
         )
         # The one rotation that brings the D-L-B cubie home, with D colour down.
-        home_colours = cubes[:, m.rotations[:, m.home]]  # [B, 24, 3]
-        match = (home_colours == SOLVED_STICKERS[m.home]).all(2)
+        match = (cubes[:, CANONICAL_SLOT_READS] == CANONICAL_SLOT_COLOURS).all(2)  # [B, 24]
         check(match.any(1), "no corner shows the D, L, B colours in the order of a real cube")
         rot = m.rotations[np.argmax(match, axis=1)]
         perm, twists, ok = _read(m, np.take_along_axis(cubes, rot, axis=1))

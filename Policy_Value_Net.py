@@ -12,15 +12,14 @@ one input, so the value is exactly the same for all of them and the network has 
 fewer inputs to learn. Its checkpoint holds one extra entry, ``canonical_orientation``,
 which is how ``load_model`` knows to build it that way.
 
-``PolicyValueNet(canonical_symmetry=True)`` (``main.py --canonical-symmetry``) goes further:
-of the 48 images of a cube under the symmetries that keep distances (``SYMMETRY_PERMS``:
-colours renamed as a whole-cube rotation renames them, and the mirror image), each in its
-canonical orientation, it feeds the one with the smallest stickers, and renames the moves
-back through both. About 48 times fewer inputs again: measured with exact labels, the value
-then learns far positions several times faster (``docs/supervised_ceiling.py``). The value
-is the same for all images; so is the policy, renamed, except on the few cubes that are
-their own image under some symmetry, where the tie between equal images is broken by
-symmetry order. Its checkpoint also holds ``canonical_symmetry``.
+``PolicyValueNet(canonical_symmetry=True)`` (``main.py --canonical-symmetry``) goes
+further: of the 48 images of a cube under the symmetries that keep distances
+(``SYMMETRY_PERMS``: colours renamed as a whole-cube rotation renames them, and the mirror
+image), each in its canonical orientation, it feeds the one with the smallest stickers, and
+renames the moves back through both: about 48 times fewer inputs again. The value is the
+same for all images; so is the policy, renamed, except on the few cubes that are their own
+image under some symmetry, where the tie between equal images is broken by symmetry order.
+Its checkpoint also holds ``canonical_symmetry``.
 """
 
 from __future__ import annotations
@@ -35,15 +34,11 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from Rubik2x2Env import (
-    CANONICAL_SLOT_COLOURS,
-    CANONICAL_SLOT_READS,
     NUM_FACES,
     NUM_STICKERS,
-    ROTATION_MOVE_MAP,
+    ROTATION_CANONICAL_TABLES,
     ROTATION_PERMS,
-    SYMMETRY_COLOURS,
-    SYMMETRY_MOVE_MAP,
-    SYMMETRY_PERMS,
+    SYMMETRY_CANONICAL_TABLES,
 )
 from Run_IO import DEFAULT_CHECKPOINT, CheckpointError, atomic_write
 
@@ -75,17 +70,12 @@ class PolicyValueNet(nn.Module):
         tables = {}
         if self.canonical:
             self.register_buffer(CANONICAL_KEY, torch.ones(()))  # saved: marks the checkpoint
-            tables.update(
-                _slot_reads=CANONICAL_SLOT_READS,
-                _slot_colours=CANONICAL_SLOT_COLOURS,
-                _rotations=ROTATION_PERMS,
-                _move_map=ROTATION_MOVE_MAP,
-            )
+            tables.update(ROTATION_CANONICAL_TABLES)
         if self.symmetric:
             self.register_buffer(SYMMETRY_KEY, torch.ones(()))
-            tables.update(_symmetry_tables())
+            tables.update(SYMMETRY_CANONICAL_TABLES)
         for name, table in tables.items():
-            self.register_buffer(name, torch.tensor(np.asarray(table), dtype=torch.int64), persistent=False)
+            self.register_buffer("_" + name, torch.tensor(np.asarray(table), dtype=torch.int64), persistent=False)
 
     def _init_weights(self) -> None:
         # As the original: Kaiming-normal (ReLU) weights and zero biases for every Linear.
@@ -189,43 +179,6 @@ class PolicyValueNet(nn.Module):
         if single:
             return policy.squeeze(0), value.squeeze(0)
         return policy, value
-
-
-def _symmetry_tables() -> dict[str, np.ndarray]:
-    """The lookup tables of ``PolicyValueNet._canonicalise_symmetries``."""
-    first = CANONICAL_SLOT_READS[:, 0]  # rotation r is canonical when sticker first[r] and its two mates show D, L, B
-    corner_reads = np.empty((NUM_STICKERS, 3), dtype=np.int64)
-    corner_reads[first] = CANONICAL_SLOT_READS
-    # Image k shows at sticker p the colour SYMMETRY_COLOURS[k] of input sticker SYMMETRY_PERMS[k, p]: a plain
-    # image (k < 24) reads corners as the input does, a mirrored one reads them through MIRROR_PERM.
-    kinds = np.array([0] * 24 + [1] * 24)
-    plain, mirrored = SYMMETRY_PERMS[0], SYMMETRY_PERMS[24]
-    assert (SYMMETRY_PERMS == np.where(kinds[:, None] == 0, plain, mirrored)).all()
-    undo = np.argsort(SYMMETRY_COLOURS, axis=1)  # the input colour that image k renames to each colour
-    home = (undo[:, CANONICAL_SLOT_COLOURS] * (36, 6, 1)).sum(axis=1) + 216 * kinds
-    # Key order: sticker 23 most significant; the D-L-B stickers are the same in every canonical image.
-    order = [p for p in range(NUM_STICKERS - 1, -1, -1) if p not in set(CANONICAL_SLOT_READS[0])]
-    lead, rest = np.array(order[:6]), np.array(order[6:])
-    image_reads = np.stack(
-        [SYMMETRY_PERMS[k][ROTATION_PERMS[r]] for k in range(len(SYMMETRY_PERMS)) for r in range(len(ROTATION_PERMS))]
-    )
-    return dict(
-        _corner_reads=np.stack([plain[corner_reads], mirrored[corner_reads]]),
-        _code_weights=np.array([36, 6, 1]),
-        _code_offsets=np.array([[0], [216]]),
-        _sticker_ids=np.tile(np.arange(NUM_STICKERS), 2),
-        _home_code=home,
-        _rotation_of_first=np.argsort(first),
-        _image_reads=image_reads,
-        _sym_colours_flat=SYMMETRY_COLOURS.reshape(-1),
-        _symmetry_ids=np.arange(len(SYMMETRY_PERMS)),
-        _key_lead=lead,
-        _key_rest=rest,
-        _all_stickers=np.arange(NUM_STICKERS),
-        _lead_weights=6 ** np.arange(len(lead) - 1, -1, -1),
-        _rest_weights=6 ** np.arange(len(rest) - 1, -1, -1),
-        _sym_move_map=SYMMETRY_MOVE_MAP,
-    )
 
 
 @contextlib.contextmanager

@@ -39,7 +39,16 @@ import pygame
 import torch
 
 import Cli
-from Cli import C_PUCT, MAX_MOVES, DeviceError, add_device_flag, fail, load_script_model, resolve_device
+from Cli import (
+    C_PUCT,
+    MAX_MOVES,
+    DeviceError,
+    add_checkpoint_flag,
+    add_device_flag,
+    fail,
+    load_script_model,
+    resolve_device,
+)
 from MCTS_Core import NetworkEvaluator
 from Policy_Value_Net import CheckpointError
 from Rubik2x2Env import (
@@ -971,12 +980,7 @@ def parse_args(argv=None) -> argparse.Namespace:
         epilog="Scripted example (no window needed): SDL_VIDEODRIVER=dummy python PyGame.py "
         "--scramble 6 --solve --screenshot docs/gui.png --quit-when-done",
     )
-    p.add_argument(
-        "--checkpoint",
-        type=Cli.nonempty_path,
-        default=None,
-        help="model file (default: ./rubik_policy_value.pt, else pretrained/rubik_policy_value.pt)",
-    )
+    add_checkpoint_flag(p)
     add_device_flag(p)
     p.add_argument(
         "--sims",

@@ -306,6 +306,58 @@ def _build_symmetries() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 SYMMETRY_PERMS, SYMMETRY_COLOURS, SYMMETRY_MOVE_MAP = _build_symmetries()
 
 
+#: The network's canonical-orientation tables (``PolicyValueNet._canonicalise``).
+ROTATION_CANONICAL_TABLES = dict(
+    slot_reads=CANONICAL_SLOT_READS,
+    slot_colours=CANONICAL_SLOT_COLOURS,
+    rotations=ROTATION_PERMS,
+    move_map=ROTATION_MOVE_MAP,
+)
+
+
+def _build_symmetry_canonical_tables() -> dict[str, np.ndarray]:
+    """The lookup tables of ``PolicyValueNet._canonicalise_symmetries`` (its buffers, less the
+    leading underscore): each symmetric image's canonical rotation from where its D-L-B cubie
+    sits, and the sticker order its images are compared in."""
+    first = CANONICAL_SLOT_READS[:, 0]  # rotation r is canonical when sticker first[r] and its two mates show D, L, B
+    corner_reads = np.empty((NUM_STICKERS, 3), dtype=np.int64)
+    corner_reads[first] = CANONICAL_SLOT_READS
+    # Image k shows at sticker p the colour SYMMETRY_COLOURS[k] of input sticker SYMMETRY_PERMS[k, p]: a plain
+    # image (k < 24) reads corners as the input does, a mirrored one reads them through MIRROR_PERM.
+    kinds = np.array([0] * 24 + [1] * 24)
+    plain, mirrored = SYMMETRY_PERMS[0], SYMMETRY_PERMS[24]
+    assert (SYMMETRY_PERMS == np.where(kinds[:, None] == 0, plain, mirrored)).all()
+    undo = np.argsort(SYMMETRY_COLOURS, axis=1)  # the input colour that image k renames to each colour
+    home = (undo[:, CANONICAL_SLOT_COLOURS] * (36, 6, 1)).sum(axis=1) + 216 * kinds
+    # Key order: sticker 23 most significant; the D-L-B stickers are the same in every canonical image.
+    order = [p for p in range(NUM_STICKERS - 1, -1, -1) if p not in set(CANONICAL_SLOT_READS[0])]
+    lead, rest = np.array(order[:6]), np.array(order[6:])
+    image_reads = np.stack(
+        [SYMMETRY_PERMS[k][ROTATION_PERMS[r]] for k in range(len(SYMMETRY_PERMS)) for r in range(len(ROTATION_PERMS))]
+    )
+    return dict(
+        corner_reads=np.stack([plain[corner_reads], mirrored[corner_reads]]),
+        code_weights=np.array([36, 6, 1]),
+        code_offsets=np.array([[0], [216]]),
+        sticker_ids=np.tile(np.arange(NUM_STICKERS), 2),
+        home_code=home,
+        rotation_of_first=np.argsort(first),
+        image_reads=image_reads,
+        sym_colours_flat=SYMMETRY_COLOURS.reshape(-1),
+        symmetry_ids=np.arange(len(SYMMETRY_PERMS)),
+        key_lead=lead,
+        key_rest=rest,
+        all_stickers=np.arange(NUM_STICKERS),
+        lead_weights=6 ** np.arange(len(lead) - 1, -1, -1),
+        rest_weights=6 ** np.arange(len(rest) - 1, -1, -1),
+        sym_move_map=SYMMETRY_MOVE_MAP,
+    )
+
+
+#: The network's tables for reducing the 48 symmetries (``PolicyValueNet._canonicalise_symmetries``).
+SYMMETRY_CANONICAL_TABLES = _build_symmetry_canonical_tables()
+
+
 def batch_symmetry(cubes: np.ndarray, symmetries: np.ndarray) -> np.ndarray:
     """``cubes[i]`` under symmetry ``symmetries[i]``: a cube exactly as far from solved."""
     symmetries = np.asarray(symmetries)

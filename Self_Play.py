@@ -13,6 +13,7 @@ from: consecutive moves of an episode revisit most of the previous tree's states
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -45,6 +46,8 @@ def solved_value(moves: int) -> float:
 
 
 UNSOLVED_VALUE = -1.0
+#: The original passes temperature 0.3 to its greedy evaluation episodes; greedy play ignores it.
+EVAL_TEMPERATURE = 0.3
 VALUE_TARGETS = ("episode", "remaining")
 
 
@@ -170,6 +173,38 @@ def play_episodes(
     results.seconds = time.perf_counter() - start
     results.network_states = getattr(mcts.evaluator, "network_states", 0) - net_before
     return results
+
+
+def play_greedy(
+    model,
+    start_cubes: np.ndarray,
+    num_simulations: int,
+    max_episode_steps: int,
+    *,
+    device,
+    seed: int,
+    c_puct: float = C_PUCT,
+    progress: bool = False,
+    desc: str = "eval",
+    mcts: MCTS | None = None,
+) -> EpisodeResults:
+    """Greedy MCTS episodes from all ``start_cubes (E, 24)`` in one lockstep batch, as
+    ``evaluate.py`` plays them (``model`` in eval mode meanwhile; None: ``mcts`` searches)."""
+    with eval_mode(model) if model is not None else contextlib.nullcontext():
+        return play_episodes(
+            model,
+            start_cubes,
+            max_episode_steps,
+            num_simulations,
+            select_mode="greedy",
+            temperature=EVAL_TEMPERATURE,
+            rng=np.random.default_rng(seed),
+            device=device,
+            c_puct=c_puct,
+            progress=progress,
+            desc=desc,
+            mcts=mcts,
+        )
 
 
 def greedy_solve(

@@ -3,7 +3,7 @@
 Solvers (``SOLVERS``, chosen by name with ``solve_cubes`` or ``--solver``):
 
 * ``mcts`` (default, the original): greedy MCTS episodes, exactly as ``evaluate.py`` plays them
-  (``Self_Play.play_episodes``, argmax of the visits each move). ``nodes`` = simulations run.
+  (``Self_Play.play_greedy``, argmax of the visits each move). ``nodes`` = simulations run.
 * ``greedy``: the network alone. Each move, the value of every legal child; play the best
   (a solved child always; lowest action on ties). Batched over all cubes, chunked.
 * ``beam``: beam search. Each depth the children of the whole beam are evaluated in one call,
@@ -79,7 +79,7 @@ from Rubik2x2Env import (
     legal_action_mask,
     next_face_count,
 )
-from Self_Play import EpisodeResults, play_episodes
+from Self_Play import EpisodeResults, play_greedy
 
 #: ``value_fn(cubes (n, 24) int8) -> values (n,)``, on the network's scale (1 = solved).
 ValueFn = Callable[[np.ndarray], np.ndarray]
@@ -87,7 +87,6 @@ ValueFn = Callable[[np.ndarray], np.ndarray]
 PolicyFn = Callable[[np.ndarray], np.ndarray]
 
 VALUE_PER_MOVE = 0.03  # the original's value target loses 0.03 per move still needed
-EVAL_TEMPERATURE = 0.3  # evaluate.py's; greedy move choice ignores it, passed along to match exactly
 GREEDY_CHUNK = 1 << 16  # cubes per lockstep greedy batch: bounds the (chunk, 12, 24) children
 SOLVER_NAMES = ("mcts", "greedy", "beam", "astar", "bestfirst", "gumbel")
 #: The solvers that read a network (``bestfirst`` runs on its hand heuristic alone).
@@ -758,26 +757,9 @@ def mcts(
             return priors, np.asarray(value_fn(states), dtype=np.float32)
 
         search = MCTS(None, c_puct=c_puct, num_simulations=sims, evaluator=evaluator)
-    was_training = model.training if model is not None else False
-    if model is not None:
-        model.eval()
-        device = device if device is not None else next(model.parameters()).device
-    try:
-        run = play_episodes(
-            model,
-            cubes,
-            max_moves,
-            sims,
-            select_mode="greedy",
-            temperature=EVAL_TEMPERATURE,
-            rng=np.random.default_rng(seed),
-            device=device,
-            c_puct=c_puct,
-            mcts=search,
-        )
-    finally:
-        if model is not None:
-            model.train(was_training)
+    if model is not None and device is None:
+        device = next(model.parameters()).device
+    run = play_greedy(model, cubes, sims, max_moves, device=device, seed=seed, c_puct=c_puct, mcts=search)
     share = run.seconds / max(len(cubes), 1)
     return [
         SolveResult(list(moves), verify(cube, moves), len(moves) * sims, share)

@@ -1,4 +1,4 @@
-"""Workers: self-play, target generation and evaluation split over ``--workers N`` (issue 17).
+"""Workers: self-play, target generation and evaluation split over ``--workers N``.
 
 The learner, the replay buffer and every file stay in the driver (``main.py``,
 ``evaluate.py``). A worker is a function of ``(weights, task) -> result`` that keeps nothing
@@ -10,8 +10,8 @@ calls stay batched.
 Backends (``--backend``):
 
 * ``local`` (default): with ``--workers 1`` nothing here runs at all: the scripts call the
-  engine directly, exactly as before (same random streams, same numbers). With N > 1, a pool
-  of N local processes (``spawn``), one task per worker per call.
+  engine directly (the same random streams and numbers as a run without workers). With
+  N > 1, a pool of N local processes (``spawn``), one task per worker per call.
 * ``ray``: N Ray tasks on a local Ray (started here) or on a cluster (``--ray-address`` or
   ``RAY_ADDRESS``; the code reaches the nodes as the job's ``runtime_env`` working_dir).
   Ray is imported only by this backend.
@@ -227,6 +227,11 @@ class WorkerPool:
             self._executor.shutdown(cancel_futures=True)
             self._executor = None
 
+    def _shares(self, n: int, **task) -> list[dict | None]:
+        """One task's ``params`` per worker: ``task`` with ``n`` the worker's share of ``n``
+        (``split_counts``), or None for an empty share."""
+        return [None if k == 0 else dict(task, n=k) for k in split_counts(n, self.workers)]
+
     # -- main.py: one iteration's data -----------------------------------------------------
     def self_play(self, model, iteration, n, max_steps, sims, length, select_mode, temperature, c_puct):
         """``n`` self-play episodes split over the workers: one ``EpisodeResults`` (episodes
@@ -234,20 +239,15 @@ class WorkerPool:
         from Self_Play import EpisodeResults
 
         start = time.perf_counter()
-        params = [
-            None
-            if k == 0
-            else dict(
-                n=k,
-                length=length,
-                max_steps=max_steps,
-                sims=sims,
-                select_mode=select_mode,
-                temperature=temperature,
-                c_puct=c_puct,
-            )
-            for k in split_counts(n, self.workers)
-        ]
+        params = self._shares(
+            n,
+            length=length,
+            max_steps=max_steps,
+            sims=sims,
+            select_mode=select_mode,
+            temperature=temperature,
+            c_puct=c_puct,
+        )
         parts = self.map("selfplay", model, iteration, params)
         return EpisodeResults(
             start_cubes=np.concatenate([r.start_cubes for r in parts]),
@@ -263,18 +263,13 @@ class WorkerPool:
     def lookahead(self, model, iteration, n, length, double_estimate=False, policy_temperature=0.0):
         """``--targets lookahead``: about ``n`` scramble-path states drawn and given targets by
         the workers. Returns ``cubes, z, pi`` (worker order)."""
-        params = [
-            None
-            if k == 0
-            else dict(n=k, length=length, double_estimate=double_estimate, policy_temperature=policy_temperature)
-            for k in split_counts(n, self.workers)
-        ]
+        params = self._shares(n, length=length, double_estimate=double_estimate, policy_temperature=policy_temperature)
         parts = self.map("lookahead", model, iteration, params)
         return tuple(np.concatenate([p[i] for p in parts]) for i in range(3))
 
     def seed_sample(self, kind, model, iteration, n, length):
         """``--targets adi|scramble``: ``Seed_Targets.seed_training_sample`` split over the workers."""
-        params = [None if k == 0 else dict(kind=kind, n=k, length=length) for k in split_counts(n, self.workers)]
+        params = self._shares(n, kind=kind, length=length)
         parts = self.map("seed", model, iteration, params)
         return tuple(np.concatenate([p[i] for p in parts]) for i in range(4))
 

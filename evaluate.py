@@ -71,6 +71,7 @@ from Cli import (  # noqa: E402
     MAX_MOVES,
     DeviceError,
     HelpFormatter,
+    add_checkpoint_flag,
     add_device_flag,
     fail,
     resolve_device,
@@ -78,7 +79,7 @@ from Cli import (  # noqa: E402
 )
 from Optimal_Solver import MAX_DISTANCE, NUM_STATES, get_solver  # noqa: E402
 from Plot_Scatter import save_figure  # noqa: E402
-from Policy_Value_Net import CheckpointError, eval_mode, load_model  # noqa: E402
+from Policy_Value_Net import CheckpointError, load_model  # noqa: E402
 from Rubik2x2Env import (  # noqa: E402
     MOVE_PERMS,
     NUM_ACTIONS,
@@ -90,7 +91,7 @@ from Rubik2x2Env import (  # noqa: E402
     parse_moves,
 )
 from Run_IO import OutputError, atomic_write, check_writable, find_checkpoint, read_json, remove_stale_temps, write_json  # noqa: E402,E501
-from Self_Play import EpisodeResults, play_episodes  # noqa: E402
+from Self_Play import EpisodeResults, play_greedy  # noqa: E402
 from Solvers import (  # noqa: E402
     NETWORK_SOLVERS,
     SolverOptions,
@@ -114,8 +115,6 @@ ALL_POSITIONS_SAMPLE = 100_000  # uniform positions of --all-positions with a so
 FAR_DISTANCE = 13  # ... plus every position at this distance or more (90,556 positions)
 LOCKSTEP_SOLVERS = ("mcts", "greedy", "gumbel")  # advance many cubes at once: one call per batch
 SEARCH_CHUNK = 1024  # cubes per lockstep tree search (mcts, gumbel) in --all-positions: bounds memory
-# The original passes temperature 0.3 to its greedy evaluation episodes; greedy play ignores it.
-ORIGINAL_EVAL_TEMPERATURE = 0.3
 
 
 class ScrambleFileError(Exception):
@@ -200,33 +199,6 @@ def _run_costs(run, group=slice(None)) -> tuple:
 
 
 # --------------------------------------------------------------------------- pure evaluations
-def play_greedy(
-    model,
-    start_cubes: np.ndarray,
-    num_simulations: int,
-    max_episode_steps: int,
-    *,
-    device,
-    seed: int,
-    c_puct: float = C_PUCT,
-    progress: bool = False,
-    desc: str = "eval",
-) -> EpisodeResults:
-    """Greedy MCTS episodes from all ``start_cubes (E, 24)`` in one lockstep batch."""
-    with eval_mode(model):
-        return play_episodes(
-            model,
-            start_cubes,
-            max_episode_steps,
-            num_simulations,
-            select_mode="greedy",
-            temperature=ORIGINAL_EVAL_TEMPERATURE,
-            rng=np.random.default_rng(seed),
-            device=device,
-            c_puct=c_puct,
-            progress=progress,
-            desc=desc,
-        )
 
 
 def scramble_range_cubes(seed: int, n_runs: int, min_len: int, max_len: int) -> np.ndarray:
@@ -996,11 +968,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     g.add_argument(
         "--seed", type=Cli.seed, default=0, help="seed of the scrambles / sampled positions (same seed, same cubes)"
     )
-    g.add_argument(
-        "--checkpoint",
-        type=Cli.nonempty_path,
-        help="model file (default: ./rubik_policy_value.pt, else pretrained/rubik_policy_value.pt)",
-    )
+    add_checkpoint_flag(g)
     add_device_flag(g)
     g.add_argument(
         "--log-dir", type=Cli.nonempty_path, default="training_logs", help="folder of the result JSON files and charts"

@@ -24,7 +24,17 @@ import time
 import torch
 
 import Cli
-from Cli import C_PUCT, MAX_MOVES, DeviceError, HelpFormatter, add_device_flag, fail, load_script_model, resolve_device
+from Cli import (
+    C_PUCT,
+    MAX_MOVES,
+    DeviceError,
+    HelpFormatter,
+    add_checkpoint_flag,
+    add_device_flag,
+    fail,
+    load_script_model,
+    resolve_device,
+)
 from Policy_Value_Net import CheckpointError, PolicyValueNet
 from Policy_Value_Net import load_model as _load_model
 from Rubik2x2Env import MOVE_NAMES, Rubik2x2Env, format_moves, is_solved, parse_moves
@@ -168,11 +178,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     g.add_argument("--max-steps", type=Cli.move_limit, default=MAX_MOVES, help="moves allowed before giving up")
     g.add_argument("--c-puct", type=Cli.positive_float, default=C_PUCT, help="PUCT exploration constant")
     g = p.add_argument_group("run")
-    g.add_argument(
-        "--checkpoint",
-        type=Cli.nonempty_path,
-        help="model file (default: ./rubik_policy_value.pt, else pretrained/rubik_policy_value.pt)",
-    )
+    add_checkpoint_flag(g)
     add_device_flag(g)
     g.add_argument(
         "--json",
