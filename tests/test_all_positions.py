@@ -76,5 +76,19 @@ def test_network_table_matches_the_network():
     assert np.allclose(table[index], value_fn(ap.cubes_at(index)), atol=1e-6)
 
 
+def test_symmetric_network_table_is_read_once_per_class():
+    from Value_Sweep import symmetry_classes
+
+    torch.manual_seed(1)
+    model = PolicyValueNet(canonical_symmetry=True)
+    value_fn, _ = network_fns(model)
+    table = ap.network_value_table(model)
+    assert np.isfinite(table).all()
+    class_of, _ = symmetry_classes()
+    index = np.random.default_rng(7).integers(0, NUM_STATES, 200)
+    assert np.allclose(table[index], value_fn(ap.cubes_at(index)), atol=1e-5)
+    assert len(np.unique(table[class_of == class_of[index[0]]])) == 1
+
+
 def test_distance_counts_are_complete():
     assert sum(EXPECTED_COUNTS) == NUM_STATES
