@@ -320,6 +320,7 @@ def reference_beam(cube, value_fn=None, policy_fn=None, last=NO_ACTION, count=0,
     states, (lasts, counts) = root, S._history(1, last, count)
     paths = np.zeros((1, 0), np.intp)
     cum = np.zeros(1)
+    held = {int(batch_state_keys(root)[0])}  # every state a beam has held
     nodes = 0
     for _ in range(max_depth):
         legal = legal_action_mask(lasts, counts)
@@ -338,7 +339,13 @@ def reference_beam(cube, value_fn=None, policy_fn=None, last=NO_ACTION, count=0,
             score = cum[parent] + S._log_softmax(policy_fn(states))[parent, action]
         order = np.argsort(-score, kind="stable")
         _, first = np.unique(batch_state_keys(children[order]), return_index=True)
-        keep = order[np.sort(first)][:beam_width]
+        order = order[np.sort(first)]
+        keys = batch_state_keys(children[order])
+        order = order[[int(k) not in held for k in keys]]
+        keep = order[:beam_width]
+        if not len(keep):
+            break
+        held.update(int(k) for k in batch_state_keys(children[keep]))
         states, paths, cum = children[keep], np.column_stack([paths[parent[keep]], action[keep]]), score[keep]
         counts = next_face_count(lasts[parent[keep]], counts[parent[keep]], action[keep])
         lasts = action[keep]
