@@ -27,6 +27,7 @@ import functools
 import numpy as np
 
 from Optimal_Solver import NUM_ORIS, NUM_STATES, _cubes_at, _model
+from Policy_Value_Net import VALUE_PER_MOVE
 from Rubik2x2Env import (
     MOVE_PERMS,
     NO_ACTION,
@@ -38,7 +39,7 @@ from Rubik2x2Env import (
     next_face_count,
 )
 
-STEP_COST = 0.03  # the value scale: a cube d moves from solved is worth 1 - 0.03 d
+STEP_COST = VALUE_PER_MOVE  # the value scale: a cube d moves from solved is worth 1 - 0.03 d
 SOLVED_INDEX = 0
 _CHUNK = 1 << 18  # positions per vectorised step (bounds the (chunk, 12) temporaries)
 

@@ -55,6 +55,7 @@ import numpy as np
 import torch
 
 from MCTS_Core import UNVISITED, Evaluator, NetworkEvaluator
+from Policy_Value_Net import VALUE_PER_MOVE
 from Rubik2x2Env import (
     NO_ACTION,
     NUM_ACTIONS,
@@ -67,7 +68,7 @@ from Rubik2x2Env import (
 from Self_Play import EpisodeResults
 
 C_VISIT, C_SCALE, EPSILON = 50.0, 0.1, 1e-8  # mctx defaults (maxvisit_init, value_scale, epsilon)
-STEP_REWARD = -0.03  # the value scale's cost of one move (v = 1 - 0.03 * moves to solve)
+STEP_REWARD = -VALUE_PER_MOVE  # the value scale's cost of one move (v = 1 - 0.03 * moves to solve)
 PRIOR_FLOOR = float(np.finfo(np.float32).tiny)  # keeps log(prior) finite for a legal action
 _N, _W, _LOGIT, _PROB = 0, 1, 2, 3  # rows of the packed per-node child statistics
 

@@ -37,7 +37,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from Policy_Value_Net import eval_mode
+from Policy_Value_Net import VALUE_PER_MOVE, eval_mode
 from Rubik2x2Env import (
     NO_ACTION,
     NUM_ACTIONS,
@@ -53,7 +53,7 @@ from Rubik2x2Env import (
     scramble_moves,
 )
 
-STEP_COST = 0.03  # value lost per move, the original's 0.03 per move of an episode
+STEP_COST = VALUE_PER_MOVE  # value lost per move, the original's 0.03 per move of an episode
 UNSOLVED_MAX = 1.0 - STEP_COST
 
 

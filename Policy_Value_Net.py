@@ -42,6 +42,10 @@ from Rubik2x2Env import (
 )
 from Run_IO import DEFAULT_CHECKPOINT, CheckpointError, atomic_write
 
+#: The value scale of every target and reading: a cube d moves from solved is worth
+#: ``1 - 0.03 d`` (the original's episode reward ``max(0.4, 1 - 0.03 n)``).
+VALUE_PER_MOVE = 0.03
+
 HIDDEN_SIZES = (512, 1024, 512, 128)
 CANONICAL_KEY = "canonical_orientation"  # the state_dict entry that marks a canonicalising network
 SYMMETRY_KEY = "canonical_symmetry"  # ... and one that also reduces the 48 symmetries
@@ -54,6 +58,7 @@ class PolicyValueNet(nn.Module):
         act_dim: int = 12,
         canonical_orientation: bool = False,
         canonical_symmetry: bool = False,
+        distance_classes: int = 0,
     ):
         super().__init__()
         layers: list[nn.Module] = []
@@ -63,7 +68,11 @@ class PolicyValueNet(nn.Module):
             width = hidden
         self.body = nn.Sequential(*layers)
         self.policy_head = nn.Linear(width, act_dim)
-        self.value_head = nn.Linear(width, 1)
+        # ``distance_classes`` K > 0 (beyond the original, ``main.py --distance-classes``): the
+        # value head classifies the moves to solved into 0..K-1 and the value is read from the
+        # expected class (``forward``), so every search and solver reads it unchanged.
+        self.distance_classes = distance_classes
+        self.value_head = nn.Linear(width, distance_classes or 1)
         self._init_weights()
         self.symmetric = canonical_symmetry
         self.canonical = canonical_orientation or canonical_symmetry
@@ -85,13 +94,20 @@ class PolicyValueNet(nn.Module):
                 nn.init.zeros_(m.bias)
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """``x (B, 144)`` -> policy logits ``(B, 12)`` and value ``(B, 1)`` in [-1, 1]."""
-        logits, value_logit = self.forward_logits(x)
-        return logits, torch.tanh(value_logit)
+        """``x (B, 144)`` -> policy logits ``(B, 12)`` and value ``(B, 1)`` in [-1, 1].
+
+        A distance network's value is ``1 - 0.03 E[d]``, ``E[d]`` the expected class of its
+        distance head: the original's value scale, so MCTS and every solver read it as they
+        read a scalar value."""
+        logits, value_out = self.forward_logits(x)
+        if self.distance_classes:
+            return logits, distance_value(value_out)
+        return logits, torch.tanh(value_out)
 
     def forward_logits(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """As ``forward``, but the value before its tanh, ``(B, 1)``: a loss on it keeps a
-        gradient where the tanh is saturated (``main.py --value-loss logit``)."""
+        gradient where the tanh is saturated (``main.py --value-loss logit``). A distance
+        network gives its distance logits ``(B, K)`` instead (``--value-loss distance``)."""
         if self.canonical:
             x, move_map = self._canonicalise(x)
         h = self.body(x)
@@ -181,6 +197,13 @@ class PolicyValueNet(nn.Module):
         return policy, value
 
 
+def distance_value(distance_logits: torch.Tensor) -> torch.Tensor:
+    """``(B, K)`` distance logits -> ``(B, 1)`` values ``1 - 0.03 E[d]`` (at most 1, at least -1)."""
+    classes = torch.arange(distance_logits.shape[1], device=distance_logits.device, dtype=distance_logits.dtype)
+    expected = (distance_logits.softmax(dim=1) * classes).sum(dim=1, keepdim=True)
+    return (1.0 - VALUE_PER_MOVE * expected).clamp(-1.0, 1.0)
+
+
 @contextlib.contextmanager
 def eval_mode(model: nn.Module):
     """Run the block with ``model`` in eval mode, then put back the mode it had."""
@@ -237,21 +260,34 @@ def check_weights(state: dict, path: str) -> None:
             raise CheckpointError(f"checkpoint '{path}' is damaged: tensor '{key}' holds NaN or infinite values.")
 
 
+def distance_classes_of(state: dict) -> int:
+    """The ``distance_classes`` of a state_dict: the rows of its value head when more than one."""
+    head = state.get("value_head.weight")
+    rows = head.shape[0] if isinstance(head, torch.Tensor) and head.ndim == 2 else 1
+    return rows if rows > 1 else 0
+
+
 def is_canonical(state: dict) -> bool:
     """Whether a state_dict belongs to a ``PolicyValueNet(canonical_orientation=True)``."""
     return CANONICAL_KEY in state
 
 
 def model_from_state(
-    state: dict, path: str, canonical_orientation: bool = False, canonical_symmetry: bool = False
+    state: dict,
+    path: str,
+    canonical_orientation: bool = False,
+    canonical_symmetry: bool = False,
+    distance_classes: int = 0,
 ) -> PolicyValueNet:
     """A ``PolicyValueNet`` holding the weights of ``state`` (read from ``path``). It
     canonicalises orientations (and symmetries) if ``state`` did or the flags ask for it:
-    a plain network's weights then start a canonicalising one."""
+    a plain network's weights then start a canonicalising one. Its value head (scalar, or
+    ``distance_classes`` rows) is the one ``state`` holds."""
     markers = (CANONICAL_KEY, SYMMETRY_KEY)
     model = PolicyValueNet(
         canonical_orientation=canonical_orientation or is_canonical(state),
         canonical_symmetry=canonical_symmetry or SYMMETRY_KEY in state,
+        distance_classes=distance_classes_of(state) if "value_head.weight" in state else distance_classes,
     )
     weights = {k: v for k, v in state.items() if k not in markers}
     try:

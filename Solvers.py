@@ -67,6 +67,7 @@ import torch
 
 import Cli
 from MCTS_Core import MCTS
+from Policy_Value_Net import VALUE_PER_MOVE
 from Rubik2x2Env import (
     MOVE_PERMS,
     NO_ACTION,
@@ -87,7 +88,6 @@ ValueFn = Callable[[np.ndarray], np.ndarray]
 #: ``policy_fn(cubes (n, 24) int8) -> logits (n, 12)`` (any softmax-able scores).
 PolicyFn = Callable[[np.ndarray], np.ndarray]
 
-VALUE_PER_MOVE = 0.03  # the original's value target loses 0.03 per move still needed
 GREEDY_CHUNK = 1 << 16  # cubes per lockstep greedy batch: bounds the (chunk, 12, 24) children
 SOLVER_NAMES = ("mcts", "greedy", "beam", "astar", "bestfirst", "gumbel")
 #: The solvers that read a network (``bestfirst`` runs on its hand heuristic alone).

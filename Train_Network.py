@@ -7,9 +7,11 @@ import torch
 import torch.nn.functional as F
 from tqdm.auto import tqdm
 
+from Policy_Value_Net import VALUE_PER_MOVE
+
 VALUE_WEIGHT = 1.0
 POLICY_WEIGHT = 1.2
-VALUE_LOSSES = ("mse", "logit")  # main.py --value-loss
+VALUE_LOSSES = ("mse", "logit", "distance")  # main.py --value-loss
 _ATANH_CLIP = 0.999  # targets of +-1 (a solved cube) have an infinite logit
 
 
@@ -38,13 +40,20 @@ def alphazero_loss(
     the target. Unlike the MSE after the tanh it keeps its gradient when the tanh saturates:
     measured, a few Adam steps from scratch pushed every value to 1.0, where the MSE's
     gradient vanishes and training stalled for good.
+
+    ``value_loss="distance"``: ``value_pred`` is a distance network's ``(B, K)`` logits
+    (``PolicyValueNet(distance_classes=K)``) and the value error is the cross-entropy with the
+    target's distance class ``round((1 - z) / 0.03)`` (clipped to ``0..K-1``). A class is
+    right or wrong: it needs no 0.015 precision on a tanh to tell 11 moves from 12.
     """
-    value_pred = value_pred.squeeze(-1)
     log_prob = F.log_softmax(policy_logits, dim=-1)
-    if value_loss == "logit":
+    if value_loss == "distance":
+        value_error = F.cross_entropy(value_pred, distance_class(target_v, value_pred.shape[1]), reduction="none")
+    elif value_loss == "logit":
         target = target_v.clamp(-_ATANH_CLIP, _ATANH_CLIP)
-        value_error = ((1 - target**2) * (value_pred - torch.atanh(target))) ** 2
+        value_error = ((1 - target**2) * (value_pred.squeeze(-1) - torch.atanh(target))) ** 2
     else:
+        value_pred = value_pred.squeeze(-1)
         value_error = (value_pred - target_v) ** 2
     if sample_weights is not None:
         w = sample_weights if sample_weights.ndim == 2 else sample_weights[:, None].expand(-1, 2)
@@ -55,6 +64,11 @@ def alphazero_loss(
     policy_loss = -(target_pi * log_prob).sum(dim=-1).mean()
     loss = value_weight * value_loss + POLICY_WEIGHT * policy_loss
     return loss, policy_loss, value_loss
+
+
+def distance_class(target_v: torch.Tensor, classes: int) -> torch.Tensor:
+    """Value targets ``1 - 0.03 d`` -> distance classes ``d`` (nearest, clipped to ``0..classes-1``)."""
+    return ((1.0 - target_v) / VALUE_PER_MOVE).round().clamp(0, classes - 1).long()
 
 
 def dataset_to_tensors(dataset) -> tuple[torch.Tensor, ...]:
@@ -108,7 +122,7 @@ def train_on_selfplay_data(
     for group in optimizer.param_groups:
         group["lr"] = lr
     generator = torch.Generator().manual_seed(seed) if seed is not None else None
-    forward = model.forward_logits if value_loss == "logit" else model
+    forward = model.forward_logits if value_loss in ("logit", "distance") else model
     model.train()
     n = len(states)
     bar = tqdm(

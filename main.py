@@ -71,6 +71,28 @@ RECIPES = {
         num_iters=40,
         eval_sims=200,
     ),
+    # The sweep with a distance-classifying value head (--value-loss distance): a class is
+    # right or wrong, and the Bellman backup of right classes is exact, where the scalar
+    # sweep's values compressed beyond 7 moves (docs/sweep_recipe.md).
+    "exact": dict(
+        targets="sweep",
+        canonical_symmetry=True,
+        keep_optimizer=True,
+        value_loss="distance",
+        distance_classes=20,
+        value_weight=6.0,
+        policy_temperature=0.5,
+        states_per_iter=65536,
+        start_scramble_len=20,
+        epochs=2,
+        batch_size=1024,
+        lr=1e-3,
+        lr_schedule="cosine",
+        lr_end=1e-5,
+        warmup_iters=1,
+        num_iters=70,
+        eval_sims=200,
+    ),
 }
 
 
@@ -385,7 +407,15 @@ def parse_args(argv=None) -> argparse.Namespace:
         choices=list(VALUE_LOSSES),
         default="mse",
         help="'mse' = MSE of the value after its tanh (original); 'logit' = the same error measured through the "
-        "value before its tanh, which keeps a gradient where the tanh saturates (Train_Network.alphazero_loss)",
+        "value before its tanh, which keeps a gradient where the tanh saturates (Train_Network.alphazero_loss); "
+        "'distance' = cross-entropy of a --distance-classes network's distance head with the target's distance",
+    )
+    g.add_argument(
+        "--distance-classes",
+        type=Cli.int_in(0, 100, "distance classes"),
+        default=0,
+        help="0 = a scalar value head (original); K > 0 = a value head that classifies the moves to solved into "
+        "0..K-1, read as the value 1 - 0.03 E[d] (needs --value-loss distance)",
     )
     g.add_argument(
         "--lr-schedule",
@@ -766,7 +796,11 @@ def load_state(path: str, args: argparse.Namespace, device: torch.device) -> Run
 
 # --------------------------------------------------------------------------- starting a run
 def network_flags(args: argparse.Namespace) -> dict:
-    return dict(canonical_orientation=args.canonical_orientation, canonical_symmetry=args.canonical_symmetry)
+    return dict(
+        canonical_orientation=args.canonical_orientation,
+        canonical_symmetry=args.canonical_symmetry,
+        distance_classes=args.distance_classes,
+    )
 
 
 def model_from_checked_state(state: dict, path: str, args: argparse.Namespace) -> PolicyValueNet:
@@ -828,6 +862,11 @@ def start_run(args: argparse.Namespace, device: torch.device) -> Run:
         raise RunError(
             "--targets sweep reads one network value per class of positions up to symmetry, so it needs "
             "--canonical-symmetry."
+        )
+    if (args.value_loss == "distance") != bool(run.model.distance_classes):
+        raise RunError(
+            "--value-loss distance trains a distance head and a distance head needs it: give both "
+            "--value-loss distance and --distance-classes K, or neither (a saved distance network keeps its head)."
         )
     if run.sweeper is None:  # a new run, or a saved one without a sweep's best_depth
         run.sweeper = new_sweeper(args, run.model)

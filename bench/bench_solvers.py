@@ -1,8 +1,13 @@
-"""Per-cube seconds of the search solvers on the shipped network: beam and A* one cube at a
-time (a network call holds one cube's frontier) against ``solve_cubes`` (all cubes in
-lockstep, one network call per step), and mcts for scale. Same random cubes for all; each
-round runs every configuration once, interleaved (timings drift on a loaded machine: compare
-the ratios); the table shows medians over the rounds.
+"""The search solvers against MCTS at 200 simulations, side by side on the same cubes.
+
+Two position sets, both from ``--seed``: ``--per-distance`` distinct positions at every true
+distance 1..14 (as ``evaluate.py --by-distance``), and ``--uniform`` positions drawn uniformly
+from all 3,674,160. Every configuration solves every set through ``Solvers.solve_cubes`` (all
+cubes of a set in lockstep, as ``evaluate.py`` runs them); each round runs the configurations
+interleaved, so load on the machine hits them alike: compare the ratios, not the milliseconds.
+Per configuration and set: solved, moves / optimal (sum of solution lengths over the sum of the
+optimal lengths, solved cubes), nodes per cube, ms per cube (median over rounds) and the ratio
+of MCTS-200's ms per cube to its own (above 1: faster than MCTS).
 """
 
 from __future__ import annotations
@@ -18,71 +23,67 @@ from common import Cli, timed
 from Optimal_Solver import get_solver
 from Policy_Value_Net import load_model
 
+MCTS = "mcts 200 sims"
+CONFIGS = {
+    MCTS: ("mcts", S.SolverOptions(sims=200)),
+    "astar batch 1, lambda 0.6": ("astar", S.SolverOptions(astar_batch=1, astar_lambda=0.6)),
+    "astar batch 10, lambda 0.6": ("astar", S.SolverOptions(astar_batch=10, astar_lambda=0.6)),
+    "beam width 32 (value)": ("beam", S.SolverOptions(beam_width=32)),
+    "beam width 64 (value)": ("beam", S.SolverOptions(beam_width=64)),
+    "beam width 16 (policy)": ("beam", S.SolverOptions(beam_width=16, beam_rank="policy")),
+    "greedy": ("greedy", S.SolverOptions()),
+}
 
-def per_cube(name: str, cubes, value_fn, opts: S.SolverOptions) -> list[S.SolveResult]:
-    """One cube at a time, through the single-cube functions."""
-    if name == "beam":
-        return [S.beam(c, value_fn, None, beam_width=opts.beam_width, max_depth=opts.max_moves) for c in cubes]
-    return [S.astar(c, value_fn, lam=opts.astar_lambda, batch=opts.astar_batch) for c in cubes]
+
+def position_sets(per_distance: int, uniform: int, seed: int) -> dict[str, np.ndarray]:
+    solver, rng = get_solver(), np.random.default_rng(seed)
+    by_distance = [
+        solver.random_cubes_at_distance(rng, d, min(per_distance, solver.count_at_distance(d))) for d in range(1, 15)
+    ]
+    return {
+        f"{per_distance} per distance 1-14": np.concatenate(by_distance),
+        f"{uniform} uniform": solver.random_cubes(rng, uniform),
+    }
+
+
+def summary(results: list[S.SolveResult], optimal: np.ndarray) -> tuple[str, float]:
+    solved = np.array([r.solved for r in results])
+    lengths = np.array([len(r.moves) for r in results])
+    ratio = lengths[solved].sum() / max(optimal[solved].sum(), 1)
+    nodes = np.mean([r.nodes for r in results])
+    return f"solved {solved.sum()}/{len(results)}, moves/optimal {ratio:.3f}, nodes/cube {nodes:,.0f}", solved.mean()
 
 
 def main(argv=None) -> None:
     p = Cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--cubes", type=Cli.episodes, default=200, help="random cubes solved by each configuration")
+    p.add_argument("--per-distance", type=Cli.episodes, default=100, help="positions at each true distance 1..14")
+    p.add_argument("--uniform", type=Cli.episodes, default=1000, help="uniformly drawn positions")
     p.add_argument("--rounds", type=Cli.rounds, default=1, help="interleaved measurement rounds (medians reported)")
-    p.add_argument("--seed", type=Cli.seed, default=0, help="seed of the random cubes")
-    p.add_argument("--threads", type=int, default=1, help="torch threads")
-    p.add_argument("--model", default="pretrained/rubik_policy_value.pt")
-    p.add_argument("--skip", default="", help="comma-separated row names to skip (e.g. 'lockstep,mcts')")
+    p.add_argument("--seed", type=Cli.seed, default=0, help="seed of the positions")
+    p.add_argument("--threads", type=int, default=2, help="torch threads")
+    p.add_argument("--model", default="pretrained/rubik_policy_value.pt", help="the checkpoint that solves")
+    p.add_argument("--only", default="", help="comma-separated configuration names to run (default: all)")
     args = p.parse_args(argv)
 
     torch.set_num_threads(args.threads)
     model = load_model(args.model)
-    value_fn, _ = S.network_fns(model)
-    cubes = get_solver().random_cubes(np.random.default_rng(args.seed), args.cubes)
-    configs = {
-        "beam w8": ("beam", S.SolverOptions(beam_width=8)),
-        "beam w32": ("beam", S.SolverOptions(beam_width=32)),
-        "astar b100 l0.6": ("astar", S.SolverOptions(astar_batch=100, astar_lambda=0.6)),
-    }
-    skip = set(filter(None, args.skip.split(",")))
-    rows: dict[str, list[float]] = {}
-    info: dict[str, str] = {}
+    configs = {k: v for k, v in CONFIGS.items() if not args.only or k in args.only.split(",") or k == MCTS}
+    sets = position_sets(args.per_distance, args.uniform, args.seed)
+    optimal = {name: get_solver().batch_distance(cubes) for name, cubes in sets.items()}
+    ms: dict[tuple[str, str], list[float]] = {}
+    info: dict[tuple[str, str], str] = {}
     for _ in range(args.rounds):
-        for label, (name, opts) in configs.items():
-            got = {}
-            for mode in ("per-cube", "lockstep"):
-                if mode in skip:
-                    continue
-                if mode == "per-cube":
-                    res, t = timed(lambda: per_cube(name, cubes, value_fn, opts))  # noqa: B023
-                else:
-                    res, t = timed(lambda: S.solve_cubes(name, cubes, value_fn=value_fn, options=opts))  # noqa: B023
-                got[mode] = res
-                key = f"{label}, {mode}"
-                rows.setdefault(key, []).append(t / len(cubes))
-                solved = [r for r in res if r.solved]
-                info[key] = (
-                    f"solved {len(solved)}/{len(res)}, mean length {np.mean([len(r.moves) for r in solved]):.2f}, "
-                    f"mean nodes {np.mean([r.nodes for r in res]):,.0f}"
-                )
-            if len(got) == 2:
-                same = sum((a.moves, a.solved, a.nodes) == (b.moves, b.solved, b.nodes) for a, b in zip(*got.values()))
-                info[f"{label}, lockstep"] += f", identical to per-cube: {same}/{len(cubes)}"
-        if "mcts" not in skip:
-            res, t = timed(lambda: S.solve_cubes("mcts", cubes, model=model, sims=200))
-            rows.setdefault("mcts 200 sims", []).append(t / len(cubes))
-            solved = [r for r in res if r.solved]
-            info["mcts 200 sims"] = (
-                f"solved {len(solved)}/{len(res)}, mean length {np.mean([len(r.moves) for r in solved]):.2f}"
-            )
-    width = max(map(len, rows))
-    for k, v in rows.items():
-        print(f"{k:<{width}}  {np.median(v) * 1000:9.2f} ms/cube   ({info[k]})", flush=True)
-    for label in configs:
-        a, b = rows.get(f"{label}, per-cube"), rows.get(f"{label}, lockstep")
-        if a and b:
-            print(f"{label}: per-cube / lockstep = {np.median(a) / np.median(b):.2f}x")
+        for set_name, cubes in sets.items():
+            for label, (solver, opts) in configs.items():
+                res, t = timed(lambda: S.solve_cubes(solver, cubes, model=model, options=opts))  # noqa: B023
+                ms.setdefault((set_name, label), []).append(1000 * t / len(cubes))
+                info[set_name, label] = summary(res, optimal[set_name])[0]
+    for set_name in sets:
+        print(f"# {set_name} (model {args.model}, {args.threads} torch threads, {args.rounds} round(s))")
+        base = np.median(ms[set_name, MCTS])
+        for label in configs:
+            t = np.median(ms[set_name, label])
+            print(f"{label:<28} {t:8.2f} ms/cube  x{base / t:5.2f} vs MCTS   ({info[set_name, label]})", flush=True)
 
 
 if __name__ == "__main__":

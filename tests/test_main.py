@@ -72,9 +72,10 @@ def test_defaults_are_the_seed_recipe():
 def test_recipe_preset_sets_its_flags_and_single_flags_override_it():
     from main import RECIPES
 
-    a = parse_args(["--recipe", "sweep"])
-    for key, value in RECIPES["sweep"].items():
-        assert getattr(a, key) == value, key
+    for name, recipe in RECIPES.items():
+        a = parse_args(["--recipe", name])
+        for key, value in recipe.items():
+            assert getattr(a, key) == value, (name, key)
     b = parse_args(["--recipe", "sweep", "--lr", "1e-3", "--num-iters", "7"])
     assert (b.lr, b.num_iters, b.targets) == (1e-3, 7, "sweep")
     assert parse_args([]).targets == "selfplay"  # no preset: the original recipe
@@ -331,3 +332,18 @@ def test_sweep_targets_resume_with_the_saved_best_depth(tmp_path):
     out = run_main(tmp_path, "--num-iters", "3", *sweep)
     assert out.returncode == 2 and "sweep best_depth" in out.stderr and "--fresh" in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_exact_recipe_trains_a_distance_network(tmp_path):
+    from Policy_Value_Net import load_model
+
+    tiny = ["--recipe", "exact", "--states-per-iter", "64", "--epochs", "1", "--batch-size", "4096", "--skip-eval"]
+    out = run_main(tmp_path, "--num-iters", "1", *tiny, "--distance-classes", "0")
+    assert out.returncode == 2 and "--distance-classes" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+    out = run_main(tmp_path, "--num-iters", "1", *tiny, timeout=600)
+    assert out.returncode == 0, out.stderr
+    model = load_model(str(tmp_path / "m.pt"))
+    assert model.distance_classes == 20 and model.symmetric
+    # A saved distance network keeps its head; the scalar loss cannot train it.
+    out = run_main(tmp_path, "--num-iters", "2", *tiny, "--value-loss", "logit")
+    assert out.returncode == 2 and "--value-loss distance" in out.stderr

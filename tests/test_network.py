@@ -489,3 +489,25 @@ def test_symmetric_checkpoint_is_marked_and_canonical_weights_start_one(states, 
     with torch.no_grad():
         logits, value = sym(torch.zeros(2, 144))  # not cubes: still finite outputs
     assert torch.isfinite(logits).all() and torch.isfinite(value).all()
+
+
+# --------------------------------------------------------------------------- distance head
+def test_distance_network_reads_its_value_from_the_expected_class(states, tmp_path):
+    torch.manual_seed(3)
+    net = PolicyValueNet(distance_classes=16).eval()
+    x = torch.as_tensor(states)
+    logits, value = net(x)
+    policy_logits, distance_logits = net.forward_logits(x)
+    assert distance_logits.shape == (len(states), 16) and value.shape == (len(states), 1)
+    expected = (distance_logits.softmax(dim=1) * torch.arange(16.0)).sum(dim=1, keepdim=True)
+    assert torch.allclose(value, 1 - 0.03 * expected) and torch.equal(logits, policy_logits)
+    # A confident head reads as its class, in the original's value scale.
+    peaked = torch.full((1, 16), -1e4)
+    peaked[0, 7] = 0.0
+    assert PVN.distance_value(peaked).item() == pytest.approx(1 - 0.03 * 7)
+    # The checkpoint stays a bare state_dict; loading finds the head's size in it.
+    path = tmp_path / "distance.pt"
+    save_checkpoint(net, str(path))
+    loaded = load_model(str(path))
+    assert loaded.distance_classes == 16 and torch.equal(loaded(x)[1], value)
+    assert PolicyValueNet().distance_classes == 0 and PVN.distance_classes_of(PolicyValueNet().state_dict()) == 0

@@ -162,3 +162,17 @@ def test_remaining_value_target_counts_moves_still_needed():
     assert [z for _, _, z in res.dataset("remaining")][:n] == pytest.approx(remaining[0].tolist())
     with pytest.raises(ValueError):
         res.state_values("bogus")
+
+
+def test_distance_loss_is_the_cross_entropy_with_the_target_distance():
+    from Train_Network import distance_class
+
+    z = torch.tensor([1.0, 1 - 0.03 * 3, 1 - 0.03 * 11 + 0.004, -1.0])
+    assert distance_class(z, 20).tolist() == [0, 3, 11, 19]  # nearest class, clipped to the head
+    logits = torch.randn(4, 20, generator=torch.Generator().manual_seed(0))
+    policy = torch.zeros(4, 12)
+    pi = torch.full((4, 12), 1 / 12)
+    loss, ploss, vloss = alphazero_loss(policy, logits, pi, z, value_weight=2.0, value_loss="distance")
+    want = torch.nn.functional.cross_entropy(logits, torch.tensor([0, 3, 11, 19]))
+    assert vloss.item() == pytest.approx(want.item(), rel=1e-6)
+    assert loss.item() == pytest.approx(2.0 * want.item() + 1.2 * np.log(12), rel=1e-6)
