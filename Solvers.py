@@ -37,9 +37,17 @@ a network's float rounding can differ slightly with the batch). Budgets stay per
 ``seconds`` limit is read on the cube's share of the lockstep rounds it took part in.
 
 Value scale: the network's value reads ``v ~ 1 - 0.03 d`` for a cube ``d`` moves from solved
-(the original's target ``max(0.4, 1 - 0.03 n)``), so ``value_to_moves(v) = (1 - v) / 0.03``.
+(the original's target ``max(0.4, 1 - 0.03 n)``), so ``value_to_moves(v) = (1 - v) / 0.03``
+(the puzzle's ``value_per_move``).
 
-Functions instead of a model: every solver takes ``value_fn(cubes (n, 24) int8) -> (n,)``
+Puzzles: every solver takes ``puzzle`` (a ``Puzzles.Puzzle`` or its name; default the 2x2, whose
+path reads the same tables as before) and reads from it the stickers, moves, solved test,
+encoding and state keys. A 3x3 state key is exact too, two int64 fields (its 48 moving stickers
+do not fit one); the searches only sort, compare and hash keys, so both kinds work alike.
+``mcts`` and ``gumbel`` search with the 2x2's MCTS machinery and refuse another puzzle
+(``solver_puzzle_problem``).
+
+Functions instead of a model: every solver takes ``value_fn(cubes (n, stickers) int8) -> (n,)``
 and/or ``policy_fn(cubes) -> logits (n, 12)``. ``network_fns(model)`` builds both from a
 network; ``exact_value_fn()`` is the table-backed oracle ``v = 1 - 0.03 * distance``.
 
@@ -990,8 +998,11 @@ def solver_puzzle_problem(name: str, puzzle: Puzzle | str | None = None) -> str 
     """Why solver ``name`` cannot solve ``puzzle`` (one sentence for the user), or None."""
     puzzle = get_puzzle(puzzle)
     if name in TWO_BY_TWO_SOLVERS and puzzle.name != "2x2":
-        others = ", ".join(n for n in SOLVER_NAMES if n not in TWO_BY_TWO_SOLVERS)
-        return f"--solver {name} searches the 2x2 only so far; solve the {puzzle.name} with --solver {others}"
+        *others, last = [n for n in SOLVER_NAMES if n not in TWO_BY_TWO_SOLVERS]
+        return (
+            f"--solver {name} searches the 2x2 only so far; "
+            f"solve the {puzzle.name} with --solver {', '.join(others)} or {last}"
+        )
     return None
 
 
