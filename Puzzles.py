@@ -41,9 +41,6 @@ class Puzzle:
     default_max_moves: int  # moves per solve (greedy, mcts) and beam depth when no flag says otherwise
     checkpoint: str  # the model file name scripts look for (./NAME, else pretrained/NAME)
     reference: str  # what reference lengths are: "optimal" (exact) or "kociemba" (two-phase, upper bound)
-    #: Whole-cube orientations count as solved and the network may canonicalise them (2x2 only:
-    #: the 3x3's centres fix its orientation).
-    network_symmetries: bool = False
 
     # -- sizes and tables -------------------------------------------------------------
     @property
@@ -145,7 +142,6 @@ PUZZLES = {
         default_max_moves=40,
         checkpoint="rubik_policy_value.pt",
         reference="optimal",
-        network_symmetries=True,
     ),
     "3x3": Puzzle(
         name="3x3",
