@@ -77,7 +77,7 @@ import Cli
 from Cube_Model import NO_ACTION, NUM_ACTIONS, face_adjacent_pairs
 from MCTS_Core import MCTS
 from Puzzles import Puzzle, get_puzzle
-from Rubik2x2Env import MOVE_PERMS, NUM_STICKERS, batch_state_keys  # noqa: F401 - the 2x2's names, kept here
+from Rubik2x2Env import MOVE_PERMS, NUM_STICKERS, batch_state_keys  # noqa: F401 - the 2x2 default; callers read them here
 from Self_Play import EpisodeResults, play_greedy
 
 #: ``value_fn(cubes (n, stickers) int8) -> values (n,)``, on the network's scale (1 = solved).
@@ -89,7 +89,7 @@ VALUE_PER_MOVE = get_puzzle().value_per_move  # the original's value target lose
 #: The solvers that search with the 2x2's MCTS machinery (its tree, cache and network checks):
 #: they refuse another puzzle until that machinery takes one.
 TWO_BY_TWO_SOLVERS = ("mcts", "gumbel")
-GREEDY_CHUNK = 1 << 16  # cubes per lockstep greedy batch: bounds the (chunk, 12, 24) children
+GREEDY_CHUNK = 1 << 16  # cubes per lockstep greedy batch: bounds the (chunk, 12, stickers) children
 SOLVER_NAMES = ("mcts", "greedy", "beam", "astar", "bestfirst", "gumbel")
 #: The solvers that read a network (``bestfirst`` runs on its hand heuristic alone).
 NETWORK_SOLVERS = frozenset(SOLVER_NAMES) - {"bestfirst"}
