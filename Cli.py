@@ -278,13 +278,15 @@ def show_progress(flag: bool | None) -> bool:
     return sys.stderr.isatty() if flag is None else flag
 
 
-def load_script_model(checkpoint: str | None, device: str):
+def load_script_model(checkpoint: str | None, device: str, puzzle=None):
     """``(model, path, device)`` as every script loads it: the device resolved, the model
-    file looked up (``Run_IO.find_checkpoint``) and loaded in eval mode. Raises DeviceError
-    or CheckpointError (one sentence each)."""
+    file looked up (``Run_IO.find_checkpoint``; the puzzle's model file name) and loaded in eval
+    mode. ``puzzle`` (a ``Puzzles.Puzzle`` or its name; None: the 2x2 without a check): a model
+    made for another cube is refused. Raises DeviceError or CheckpointError (one sentence each)."""
     from Policy_Value_Net import load_model
+    from Puzzles import get_puzzle
     from Run_IO import find_checkpoint
 
     resolved = resolve_device(device)
-    path = find_checkpoint(checkpoint)
-    return load_model(path, resolved), path, resolved
+    path = find_checkpoint(checkpoint, get_puzzle(puzzle).checkpoint)
+    return load_model(path, resolved, puzzle), path, resolved

@@ -20,6 +20,12 @@ renames the moves back through both: about 48 times fewer inputs again. The valu
 same for all images; so is the policy, renamed, except on the few cubes that are their own
 image under some symmetry, where the tie between equal images is broken by symmetry order.
 Its checkpoint also holds ``canonical_symmetry``.
+
+Other puzzles: ``obs_dim`` and ``act_dim`` are the puzzle's (``Puzzles.Puzzle.obs_dim``: 144 for
+the 2x2, 324 for the 3x3; 12 actions for both). A checkpoint records them in its layer shapes,
+so ``model_from_state`` reads them from there, and ``load_model(..., puzzle=...)`` refuses a
+network made for another cube. The canonicalising options use the 2x2's whole-cube rotations
+and stay the 2x2's (a 3x3's orientation is fixed by its centres anyway).
 """
 
 from __future__ import annotations
@@ -33,7 +39,9 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from Puzzles import PUZZLES, VALUE_PER_MOVE, get_puzzle
 from Rubik2x2Env import (
+    NUM_ACTIONS,
     NUM_FACES,
     NUM_STICKERS,
     ROTATION_CANONICAL_TABLES,
@@ -42,11 +50,10 @@ from Rubik2x2Env import (
 )
 from Run_IO import DEFAULT_CHECKPOINT, CheckpointError, atomic_write
 
-#: The value scale of every target and reading: a cube d moves from solved is worth
-#: ``1 - 0.03 d`` (the original's episode reward ``max(0.4, 1 - 0.03 n)``).
-VALUE_PER_MOVE = 0.03
-
 HIDDEN_SIZES = (512, 1024, 512, 128)
+OBS_DIM_2X2 = NUM_STICKERS * NUM_FACES  # 144: the inputs the canonicalising tables are built for
+FIRST_LAYER = "body.0.weight"  # (512, obs_dim) in every checkpoint
+POLICY_LAYER = "policy_head.weight"  # (act_dim, 128)
 CANONICAL_KEY = "canonical_orientation"  # the state_dict entry that marks a canonicalising network
 SYMMETRY_KEY = "canonical_symmetry"  # ... and one that also reduces the 48 symmetries
 
@@ -61,6 +68,9 @@ class PolicyValueNet(nn.Module):
         distance_classes: int = 0,
     ):
         super().__init__()
+        if (canonical_orientation or canonical_symmetry) and obs_dim != OBS_DIM_2X2:
+            raise ValueError(f"canonical orientation and symmetry are the 2x2's ({OBS_DIM_2X2} inputs), not {obs_dim}")
+        self.obs_dim, self.act_dim = obs_dim, act_dim
         layers: list[nn.Module] = []
         width = obs_dim
         for hidden in HIDDEN_SIZES:
@@ -284,11 +294,17 @@ def model_from_state(
     a plain network's weights then start a canonicalising one. Its value head (scalar, or
     ``distance_classes`` rows) is the one ``state`` holds."""
     markers = (CANONICAL_KEY, SYMMETRY_KEY)
-    model = PolicyValueNet(
-        canonical_orientation=canonical_orientation or is_canonical(state),
-        canonical_symmetry=canonical_symmetry or SYMMETRY_KEY in state,
-        distance_classes=distance_classes_of(state) if "value_head.weight" in state else distance_classes,
-    )
+    obs_dim, act_dim = state_dims(state)
+    try:
+        model = PolicyValueNet(
+            obs_dim,
+            act_dim,
+            canonical_orientation=canonical_orientation or is_canonical(state),
+            canonical_symmetry=canonical_symmetry or SYMMETRY_KEY in state,
+            distance_classes=distance_classes_of(state) if "value_head.weight" in state else distance_classes,
+        )
+    except ValueError as exc:
+        raise CheckpointError(f"checkpoint '{path}' cannot be built: {exc}.") from None
     weights = {k: v for k, v in state.items() if k not in markers}
     try:
         missing, unexpected = model.load_state_dict(weights, strict=False)
@@ -299,6 +315,28 @@ def model_from_state(
     return model
 
 
-def load_model(path: str, device: torch.device | str = "cpu") -> PolicyValueNet:
-    """A ``PolicyValueNet`` with the weights of ``path``, in eval mode, on ``device``."""
-    return model_from_state(load_state_dict(path), path).to(device).eval()
+def state_dims(state: dict) -> tuple[int, int]:
+    """``(obs_dim, act_dim)`` of the network a state_dict holds, read from its layer shapes when
+    they are a known puzzle's; else the 2x2's 144 and 12, so that ``model_from_state`` reports
+    the shapes that do not fit (a network of another size is a damaged file, not a new puzzle)."""
+    first, policy = state.get(FIRST_LAYER), state.get(POLICY_LAYER)
+    obs_dim = first.shape[1] if isinstance(first, torch.Tensor) and first.dim() == 2 else OBS_DIM_2X2
+    act_dim = policy.shape[0] if isinstance(policy, torch.Tensor) and policy.dim() == 2 else NUM_ACTIONS
+    if (obs_dim, act_dim) not in {(p.obs_dim, p.num_actions) for p in PUZZLES.values()}:
+        return OBS_DIM_2X2, NUM_ACTIONS
+    return int(obs_dim), int(act_dim)
+
+
+def load_model(path: str, device: torch.device | str = "cpu", puzzle=None) -> PolicyValueNet:
+    """A ``PolicyValueNet`` with the weights of ``path``, in eval mode, on ``device``. With a
+    ``puzzle`` (a ``Puzzles.Puzzle`` or its name), a network made for another cube raises
+    CheckpointError (one sentence)."""
+    state = load_state_dict(path)
+    if puzzle is not None:
+        puzzle = get_puzzle(puzzle)
+        obs_dim, act_dim = state_dims(state)
+        if (obs_dim, act_dim) != (puzzle.obs_dim, puzzle.num_actions):
+            made_for = [p.name for p in PUZZLES.values() if p.obs_dim == obs_dim]
+            what = f"the {made_for[0]}" if made_for else f"{obs_dim} inputs"
+            raise CheckpointError(f"checkpoint '{path}' is a network for {what}, not the {puzzle.name}.")
+    return model_from_state(state, path).to(device).eval()

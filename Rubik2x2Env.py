@@ -11,175 +11,65 @@ Conventions (shared by every module of the project):
   A move is a quarter turn, clockwise looking at the face from outside, applied as a
   sticker permutation ``new = old[perm]``.
 
-The permutations are derived once, from the 3-D geometry of the stickers, and checked by the
-tests against ``shared/vectors/cube2x2.json``.
+The permutations are derived once, from the 3-D geometry of the stickers (``Cube_Model``, the
+same code that derives the 3x3's), and checked by the tests against
+``shared/vectors/cube2x2.json``. The conventions, the mask rule, scrambles, move strings and the
+env's logic are ``Cube_Model``'s, shared with ``Rubik3x3Env``; what is the 2x2's alone lives
+here: its whole-cube rotations (it has no fixed centres), the mirror image, the 48 symmetries
+and the network's canonicalisation tables.
 """
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
-
 import gymnasium as gym
 import numpy as np
-from gymnasium import spaces
 
-FACE_NAMES = "URFDLB"
-NUM_FACES = 6
-NUM_STICKERS = 24
-NUM_ACTIONS = 12
-MOVE_NAMES = ("U", "U'", "R", "R'", "F", "F'", "L", "L'", "B", "B'", "D", "D'")
-# Actions come in face pairs in the order U R F L B D, unlike the sticker faces (U R F D L B):
-# ``ACTION_FACE[a // 2]`` is the sticker face that action ``a`` turns.
-ACTION_FACE = (0, 1, 2, 4, 5, 3)
-NO_ACTION = -1  # "no previous move" (fresh cube), used by the mask functions
+from Cube_Model import (  # noqa: F401 - re-exported: the 2x2's names for the shared facts
+    ACTION_FACE,
+    FACE_NAMES,
+    MOVE_NAMES,
+    NO_ACTION,
+    NUM_ACTIONS,
+    NUM_FACES,
+    CubeEnv,
+    CubeModel,
+    format_moves,
+    geometry,
+    legal_action_mask,
+    next_face_count,
+    parse_moves,
+    scramble_moves,
+)
 
-
-# --------------------------------------------------------------------------- geometry
-def _sticker_geometry(face: int, row: int, col: int) -> tuple[np.ndarray, np.ndarray]:
-    """Position (cubie corner, coordinates +-1) and outward normal of one sticker.
-
-    x points right, y up, z towards the viewer (out of F); the net layout fixes how rows
-    and columns of each face map onto the cube.
-    """
-    a, b = 2 * col - 1, 1 - 2 * row  # column left->right, row top->bottom
-    table = {
-        0: ((a, 1, 2 * row - 1), (0, 1, 0)),  # U: row 1 touches F (z=+1)
-        1: ((1, b, -a), (1, 0, 0)),  # R: col 0 touches F
-        2: ((a, b, 1), (0, 0, 1)),  # F
-        3: ((a, -1, 1 - 2 * row), (0, -1, 0)),  # D: row 0 touches F
-        4: ((-1, b, a), (-1, 0, 0)),  # L: col 1 touches F
-        5: ((-a, b, -1), (0, 0, -1)),  # B: col 0 touches R
-    }
-    p, n = table[face]
-    return np.array(p), np.array(n)
-
+#: The 2x2's permutations and helpers (``Cube_Model.CubeModel``); the names below are the
+#: seed's and this project's module-level API.
+MODEL = CubeModel(2)
+NUM_STICKERS = MODEL.num_stickers  # 24
 
 #: Position and normal of every sticker index, and the index of a (position, normal) pair.
-_GEOMETRY = [_sticker_geometry(s // 4, (s % 4) // 2, s % 2) for s in range(NUM_STICKERS)]
-_STICKER_AT = {(tuple(p), tuple(n)): s for s, (p, n) in enumerate(_GEOMETRY)}
-
-
-def _quarter_turn_perm(face: int, clockwise: bool) -> np.ndarray:
-    """Permutation ``new = old[perm]`` of one quarter turn of ``face``."""
-    axis = _sticker_geometry(face, 0, 0)[1]
-    # Clockwise seen from outside = -90 degrees about the outward axis (right-hand rule).
-    angle = -np.pi / 2 if clockwise else np.pi / 2
-    k = np.array([[0, -axis[2], axis[1]], [axis[2], 0, -axis[0]], [-axis[1], axis[0], 0]])
-    rot = np.rint(np.eye(3) + np.sin(angle) * k + (1 - np.cos(angle)) * k @ k).astype(int)
-    perm = np.arange(NUM_STICKERS)
-    for s, (p, n) in enumerate(_GEOMETRY):
-        if p @ axis > 0:  # the sticker sits on the turning layer
-            perm[_STICKER_AT[(tuple(rot @ p), tuple(rot @ n))]] = s
-    return perm
-
+_GEOMETRY, _STICKER_AT = geometry(2)
 
 #: ``MOVE_PERMS[a]`` is the sticker permutation of action ``a``: ``new = old[MOVE_PERMS[a]]``.
-MOVE_PERMS = np.stack(
-    [_quarter_turn_perm(ACTION_FACE[a // 2], clockwise=(a % 2 == 0)) for a in range(NUM_ACTIONS)]
-).astype(np.intp)
-MOVE_PERMS.setflags(write=False)
-
-SOLVED_STICKERS = np.repeat(np.arange(NUM_FACES, dtype=np.int8), 4)
-SOLVED_STICKERS.setflags(write=False)
-
-
-# --------------------------------------------------------------------------- action mask
-def _build_mask_table() -> np.ndarray:
-    """``table[last_action + 1, min(face_count, 2)]`` -> legal mask, the original's two rules."""
-    table = np.ones((NUM_ACTIONS + 1, 3, NUM_ACTIONS), dtype=bool)
-    for last in range(NUM_ACTIONS):
-        for count in range(3):
-            table[last + 1, count, last ^ 1] = False  # rule 1: no immediate inverse
-            if count >= 2:  # rule 2: the face was turned twice or more in a row
-                face = last // 2
-                table[last + 1, count, 2 * face : 2 * face + 2] = False
-    table.setflags(write=False)
-    return table
-
-
-_MASK_TABLE = _build_mask_table()
-
-
-def legal_action_mask(last_action, face_count) -> np.ndarray:
-    """Legal actions after ``last_action`` (``NO_ACTION``/None: none yet).
-
-    ``face_count`` is how many times in a row the face of ``last_action`` has just been
-    turned. Rules (as in the original): (1) the inverse of the last action is illegal;
-    (2) after two or more consecutive turns of one face, both actions of that face are
-    illegal. Works on scalars (-> ``(12,)``) and on arrays of any shape (-> ``(..., 12)``).
-    This is the single definition of the rule; the env and MCTS both call it.
-    """
-    last = np.asarray(NO_ACTION if last_action is None else last_action, dtype=np.intp)
-    count = np.minimum(np.asarray(face_count, dtype=np.intp), 2)
-    return _MASK_TABLE[last + 1, count]
-
-
-def next_face_count(last_action, face_count, action):
-    """Consecutive-turn count of ``action``'s face after playing it (vectorised)."""
-    same_face = (np.asarray(last_action) >= 0) & (np.asarray(last_action) // 2 == np.asarray(action) // 2)
-    return np.where(same_face, np.asarray(face_count) + 1, 1)
-
+MOVE_PERMS = MODEL.move_perms
+SOLVED_STICKERS = MODEL.solved
 
 # --------------------------------------------------------------------------- single cube API (seed names)
-def solved_cube() -> np.ndarray:
-    """The solved cube as the original's ``(6, 2, 2)`` int8 array."""
-    return SOLVED_STICKERS.reshape(6, 2, 2).copy()
-
-
-def apply_move_idx(cube: np.ndarray, idx: int) -> np.ndarray:
-    """A new cube (same shape and dtype) after action ``idx``; any sticker labels work."""
-    cube = np.asarray(cube)
-    if not 0 <= int(idx) < NUM_ACTIONS:
-        raise ValueError(f"action must be an integer in 0..11, got {idx!r}")
-    return cube.reshape(-1)[MOVE_PERMS[int(idx)]].reshape(cube.shape)
-
-
-def apply_moves(cube: np.ndarray, actions: Iterable[int]) -> np.ndarray:
-    """A new cube after a sequence of actions."""
-    for a in actions:
-        cube = apply_move_idx(cube, a)
-    return cube
-
-
-def is_solved(cube: np.ndarray) -> bool:
-    """True when every face is one colour (any whole-cube orientation counts)."""
-    return bool(batch_is_solved(np.asarray(cube).reshape(1, NUM_STICKERS))[0])
-
-
-def encode_onehot(cube: np.ndarray) -> np.ndarray:
-    """The ``(144,)`` float32 observation: 24 stickers one-hot over 6 colours."""
-    return batch_onehot(np.asarray(cube).reshape(1, NUM_STICKERS))[0]
-
-
-def scramble(cube: np.ndarray, k: int, rng: np.random.Generator | None = None) -> np.ndarray:
-    """``k`` random moves from ``cube``; never the other direction of the face just turned."""
-    rng = np.random.default_rng() if rng is None else rng
-    moves = scramble_moves(rng, 1, k)[0]
-    return apply_moves(np.asarray(cube), moves)
-
-
-def _make_move_func(a: int):
-    def move(cube: np.ndarray) -> np.ndarray:
-        return apply_move_idx(cube, a)
-
-    move.__name__ = f"move_{MOVE_NAMES[a].replace(chr(39), '_prime')}"
-    return move
-
-
+solved_cube = MODEL.solved_cube  # the solved cube as the original's (6, 2, 2) int8 array
+apply_move_idx = MODEL.apply_move_idx
+apply_moves = MODEL.apply_moves
+is_solved = MODEL.is_solved  # every face one colour (any whole-cube orientation counts)
+encode_onehot = MODEL.encode_onehot  # the (144,) float32 observation
+scramble = MODEL.scramble
 #: Seed-compatible table: ``MOVE_FUNCS[idx] == (name, function(cube) -> cube)``.
-MOVE_FUNCS = {a: (MOVE_NAMES[a], _make_move_func(a)) for a in range(NUM_ACTIONS)}
-
+MOVE_FUNCS = MODEL.move_funcs()
 
 # --------------------------------------------------------------------------- batched API, (B, 24) arrays
-def batch_apply_moves(cubes: np.ndarray, actions: np.ndarray) -> np.ndarray:
-    """Apply ``actions[i]`` to ``cubes[i]`` for every row of a ``(B, 24)`` array."""
-    return np.take_along_axis(cubes, MOVE_PERMS[actions], axis=1)
-
-
-def batch_is_solved(cubes: np.ndarray) -> np.ndarray:
-    """``(B,)`` bool: every face uniform."""
-    faces = cubes.reshape(-1, NUM_FACES, 4)
-    return (faces == faces[:, :, :1]).all(axis=(1, 2))
+batch_apply_moves = MODEL.batch_apply_moves
+batch_is_solved = MODEL.batch_is_solved
+batch_onehot = MODEL.batch_onehot  # (B, 144)
+batch_state_keys = MODEL.batch_state_keys  # (B,) int64: the cube as a base-6 number (6**24 < 2**63)
+batch_scramble = MODEL.batch_scramble
+as_ascii = MODEL.as_ascii
 
 
 def _build_rotations() -> np.ndarray:
@@ -372,84 +262,8 @@ def canonical_rotation(cubes: np.ndarray) -> np.ndarray:
     return (cubes[:, CANONICAL_SLOT_READS] == CANONICAL_SLOT_COLOURS).all(axis=2).argmax(axis=1)
 
 
-_EYE6 = np.eye(NUM_FACES, dtype=np.float32)
-
-
-def batch_onehot(cubes: np.ndarray) -> np.ndarray:
-    """``(B, 144)`` float32 observations."""
-    return _EYE6[cubes.reshape(-1, NUM_STICKERS)].reshape(-1, NUM_STICKERS * NUM_FACES)
-
-
-_POW6 = 6 ** np.arange(NUM_STICKERS, dtype=np.int64)
-
-
-def batch_state_keys(cubes: np.ndarray) -> np.ndarray:
-    """``(B,)`` int64: the cube as a base-6 number (exact: 6**24 < 2**63); a cache key."""
-    return cubes.reshape(-1, NUM_STICKERS).astype(np.int64) @ _POW6
-
-
-def scramble_moves(rng: np.random.Generator, batch: int, k: int) -> np.ndarray:
-    """``(batch, k)`` random actions; no action is followed by its inverse (seed rule)."""
-    moves = np.empty((batch, k), dtype=np.intp)
-    if k == 0:
-        return moves
-    moves[:, 0] = rng.integers(0, NUM_ACTIONS, size=batch)
-    for i in range(1, k):
-        # Draw among the 11 actions other than the inverse of the previous one.
-        r = rng.integers(0, NUM_ACTIONS - 1, size=batch)
-        inverse = moves[:, i - 1] ^ 1
-        moves[:, i] = r + (r >= inverse)
-    return moves
-
-
-def batch_scramble(rng: np.random.Generator, batch: int, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """``batch`` scrambled cubes ``(B, 24)`` int8 of ``k`` moves each, and the moves ``(B, k)``."""
-    moves = scramble_moves(rng, batch, k)
-    cubes = np.tile(SOLVED_STICKERS, (batch, 1))
-    for i in range(k):
-        cubes = batch_apply_moves(cubes, moves[:, i])
-    return cubes, moves
-
-
-# --------------------------------------------------------------------------- move strings
-def parse_moves(text: str | Sequence[str]) -> list[int]:
-    """``"R U R' U'"`` -> action indices; ``R2`` is two turns. Unknown tokens raise ValueError."""
-    tokens = text.split() if isinstance(text, str) else list(text)
-    actions: list[int] = []
-    for tok in tokens:
-        if tok in MOVE_NAMES:
-            actions.append(MOVE_NAMES.index(tok))
-        elif len(tok) == 2 and tok[1] == "2" and tok[0] in MOVE_NAMES:
-            actions += [MOVE_NAMES.index(tok[0])] * 2
-        else:
-            raise ValueError(
-                f"unknown move {tok!r}; valid moves are {' '.join(MOVE_NAMES)} (and U2 R2 F2 L2 B2 D2 for half turns)"
-            )
-    return actions
-
-
-def format_moves(actions: Iterable[int]) -> str:
-    """Action indices -> ``"R U R' U'"``."""
-    return " ".join(MOVE_NAMES[int(a)] for a in actions)
-
-
-def as_ascii(cube: np.ndarray) -> str:
-    """The cube net in text, each sticker shown as the face letter of its colour."""
-    s = [FACE_NAMES[int(c)] if 0 <= int(c) < 6 else "?" for c in np.asarray(cube).reshape(-1)]
-
-    def row(face: int, r: int) -> str:
-        return f"{s[face * 4 + 2 * r]} {s[face * 4 + 2 * r + 1]}"
-
-    pad = " " * 5  # the width of "L L  ": U and D sit above and below F
-    lines = [pad + row(0, 0), pad + row(0, 1)]
-    for r in range(2):
-        lines.append("  ".join(row(f, r) for f in (4, 2, 1, 5)))
-    lines += [pad + row(3, 0), pad + row(3, 1)]
-    return "\n".join(lines)
-
-
 # --------------------------------------------------------------------------- the env
-class Rubik2x2Env(gym.Env):
+class Rubik2x2Env(CubeEnv):
     """The 2x2x2 Rubik's cube as a Gymnasium environment, with action masking.
 
     ## Description
@@ -490,118 +304,7 @@ class Rubik2x2Env(gym.Env):
     ``ValueError``.
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
-
-    def __init__(
-        self, scramble_len: int = 4, max_steps: int = 100, use_action_mask: bool = True, render_mode: str | None = None
-    ):
-        super().__init__()
-        if scramble_len < 0 or max_steps < 1:
-            raise ValueError("scramble_len must be >= 0 and max_steps >= 1")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
-        self.scramble_len = scramble_len
-        self.max_steps = max_steps
-        self.use_action_mask = use_action_mask
-        self.render_mode = render_mode
-        self.action_space = spaces.Discrete(NUM_ACTIONS)
-        self.observation_space = spaces.Box(0.0, 1.0, shape=(NUM_STICKERS * NUM_FACES,), dtype=np.float32)
-        self.cube = solved_cube()
-        self.steps = 0
-        self._last_action: int | None = None
-        self._last_face_count = 0
-
-    # -- state helpers -------------------------------------------------------
-    @property
-    def stickers(self) -> np.ndarray:
-        """The current cube as 24 stickers (a view)."""
-        return self.cube.reshape(NUM_STICKERS)
-
-    @property
-    def last_action(self) -> int:
-        """The last action played (``NO_ACTION`` = -1 after a reset)."""
-        return NO_ACTION if self._last_action is None else self._last_action
-
-    @property
-    def face_count(self) -> int:
-        """How many times in a row the last action's face has just been turned."""
-        return self._last_face_count
-
-    def _legal_action_mask(self) -> np.ndarray:
-        if not self.use_action_mask:
-            return np.ones(NUM_ACTIONS, dtype=bool)
-        return legal_action_mask(self._last_action, self._last_face_count).copy()
-
-    def _info(self) -> dict:
-        return {"action_mask": self._legal_action_mask(), "solved": is_solved(self.cube), "steps": self.steps}
-
-    def set_state(self, cube: np.ndarray, last_action: int | None = None, face_count: int = 0) -> None:
-        """Put the env in a given cube and move history (used by the GUI and tools)."""
-        cube = np.asarray(cube)
-        if cube.size != NUM_STICKERS:
-            raise ValueError(f"a cube has 24 stickers, got an array of shape {cube.shape}")
-        self.cube = cube.reshape(6, 2, 2).astype(np.int8).copy()
-        self._last_action = None if last_action is None or last_action < 0 else int(last_action)
-        self._last_face_count = face_count if self._last_action is not None else 0
-        self.steps = 0
-
-    # -- gymnasium API -------------------------------------------------------
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
-        super().reset(seed=seed)
-        options = dict(options or {})
-        unknown = set(options) - {"cube", "scramble", "scramble_len"}
-        if unknown:
-            raise ValueError(f"unknown reset option(s) {sorted(unknown)}; use 'cube', 'scramble' or 'scramble_len'")
-        scramble_text = ""
-        if "cube" in options:
-            self.set_state(options["cube"])
-        else:
-            if "scramble" in options:
-                moves = options["scramble"]
-                moves = parse_moves(moves) if isinstance(moves, str) else [int(m) for m in moves]
-            else:
-                k = int(options.get("scramble_len", self.scramble_len))
-                moves = scramble_moves(self.np_random, 1, k)[0].tolist()
-            self.set_state(apply_moves(solved_cube(), moves))
-            scramble_text = format_moves(moves)
-        info = self._info()
-        info["scramble"] = scramble_text
-        return encode_onehot(self.cube), info
-
-    def step(self, action):
-        if not self.action_space.contains(action):
-            raise ValueError(f"invalid action {action!r}: actions are integers 0..11 ({' '.join(MOVE_NAMES)})")
-        a = int(action)
-        if not self._legal_action_mask()[a]:
-            raise ValueError(
-                f"action {a} ({MOVE_NAMES[a]}) is masked after {MOVE_NAMES[self._last_action]} "
-                f"(turned {self._last_face_count}x in a row); check info['action_mask']"
-            )
-        self.cube = apply_move_idx(self.cube, a)
-        self._last_face_count = int(
-            next_face_count(NO_ACTION if self._last_action is None else self._last_action, self._last_face_count, a)
-        )
-        self._last_action = a
-        self.steps += 1
-        info = self._info()
-        terminated = info["solved"]
-        truncated = self.steps >= self.max_steps
-        if self.render_mode == "human":
-            print(self.as_ascii(), end="\n\n")
-        return encode_onehot(self.cube), 0.0, terminated, truncated, info
-
-    def as_ascii(self) -> str:
-        return as_ascii(self.cube)
-
-    def render(self):
-        if self.render_mode == "ansi":
-            return self.as_ascii()
-        if self.render_mode == "human":
-            print(self.as_ascii())
-        return None
-
-    def get_action_meanings(self) -> list[str]:
-        return list(MOVE_NAMES)
+    model = MODEL
 
 
 ENV_ID = "Rubik2x2-v0"

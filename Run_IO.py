@@ -153,20 +153,33 @@ def short_path(path: str) -> str:
     return path if rel.startswith(os.pardir) else rel
 
 
-def find_checkpoint(explicit: str | None = None) -> str:
-    """The model file scripts use: ``explicit`` if given, else ``./rubik_policy_value.pt``,
-    else the shipped ``pretrained/rubik_policy_value.pt``. Raises CheckpointError if none exists."""
+def find_checkpoint(explicit: str | None = None, name: str = DEFAULT_CHECKPOINT) -> str:
+    """The model file scripts use: ``explicit`` if given, else ``./<name>``, else the shipped
+    ``pretrained/<name>`` (``name``: the puzzle's model file, ``rubik_policy_value.pt`` for the
+    2x2). Raises CheckpointError if none exists."""
     if explicit:
         if not os.path.isfile(explicit):
             raise CheckpointError(
                 f"checkpoint '{explicit}' does not exist; train a model with 'python main.py' "
                 f"(it writes ./{DEFAULT_CHECKPOINT}) or pass an existing --checkpoint."
+                if name == DEFAULT_CHECKPOINT
+                else f"checkpoint '{explicit}' does not exist; pass an existing --checkpoint."
             )
         return explicit
-    for candidate in (DEFAULT_CHECKPOINT, PRETRAINED_CHECKPOINT):
+    pretrained = (
+        PRETRAINED_CHECKPOINT
+        if name == DEFAULT_CHECKPOINT
+        else os.path.join(os.path.dirname(PRETRAINED_CHECKPOINT), name)
+    )
+    for candidate in (name, pretrained):
         if os.path.isfile(candidate):
             return short_path(candidate)
+    if name == DEFAULT_CHECKPOINT:
+        raise CheckpointError(
+            f"no model found: neither ./{DEFAULT_CHECKPOINT} nor {os.path.relpath(PRETRAINED_CHECKPOINT)} exists; "
+            "train one with 'python main.py' or pass --checkpoint PATH."
+        )
     raise CheckpointError(
-        f"no model found: neither ./{DEFAULT_CHECKPOINT} nor {os.path.relpath(PRETRAINED_CHECKPOINT)} exists; "
-        "train one with 'python main.py' or pass --checkpoint PATH."
+        f"no model found: neither ./{name} nor {os.path.relpath(pretrained)} exists; pass --checkpoint PATH "
+        "(or use --solver bestfirst, which needs no network)."
     )

@@ -37,9 +37,17 @@ a network's float rounding can differ slightly with the batch). Budgets stay per
 ``seconds`` limit is read on the cube's share of the lockstep rounds it took part in.
 
 Value scale: the network's value reads ``v ~ 1 - 0.03 d`` for a cube ``d`` moves from solved
-(the original's target ``max(0.4, 1 - 0.03 n)``), so ``value_to_moves(v) = (1 - v) / 0.03``.
+(the original's target ``max(0.4, 1 - 0.03 n)``), so ``value_to_moves(v) = (1 - v) / 0.03``
+(the puzzle's ``value_per_move``).
 
-Functions instead of a model: every solver takes ``value_fn(cubes (n, 24) int8) -> (n,)``
+Puzzles: every solver takes ``puzzle`` (a ``Puzzles.Puzzle`` or its name; default the 2x2, whose
+path reads the same tables as before) and reads from it the stickers, moves, solved test,
+encoding and state keys. A 3x3 state key is exact too, two int64 fields (its 48 moving stickers
+do not fit one); the searches only sort, compare and hash keys, so both kinds work alike.
+``mcts`` and ``gumbel`` search with the 2x2's MCTS machinery and refuse another puzzle
+(``solver_puzzle_problem``).
+
+Functions instead of a model: every solver takes ``value_fn(cubes (n, stickers) int8) -> (n,)``
 and/or ``policy_fn(cubes) -> logits (n, 12)``. ``network_fns(model)`` builds both from a
 network; ``exact_value_fn()`` is the table-backed oracle ``v = 1 - 0.03 * distance``.
 
@@ -66,29 +74,21 @@ import numpy as np
 import torch
 
 import Cli
+from Cube_Model import NO_ACTION, NUM_ACTIONS, face_adjacent_pairs
 from MCTS_Core import MCTS
-from Policy_Value_Net import VALUE_PER_MOVE
-from Rubik2x2Env import (
-    MOVE_PERMS,
-    NO_ACTION,
-    NUM_ACTIONS,
-    NUM_STICKERS,
-    apply_moves,
-    batch_apply_moves,
-    batch_is_solved,
-    batch_onehot,
-    batch_state_keys,
-    legal_action_mask,
-    next_face_count,
-)
+from Puzzles import VALUE_PER_MOVE, Puzzle, get_puzzle
+from Rubik2x2Env import MOVE_PERMS, NUM_STICKERS, batch_state_keys  # noqa: F401 - the 2x2 default; callers read them here
 from Self_Play import EpisodeResults, play_greedy
 
-#: ``value_fn(cubes (n, 24) int8) -> values (n,)``, on the network's scale (1 = solved).
+#: ``value_fn(cubes (n, stickers) int8) -> values (n,)``, on the network's scale (1 = solved).
 ValueFn = Callable[[np.ndarray], np.ndarray]
-#: ``policy_fn(cubes (n, 24) int8) -> logits (n, 12)`` (any softmax-able scores).
+#: ``policy_fn(cubes (n, stickers) int8) -> logits (n, 12)`` (any softmax-able scores).
 PolicyFn = Callable[[np.ndarray], np.ndarray]
 
-GREEDY_CHUNK = 1 << 16  # cubes per lockstep greedy batch: bounds the (chunk, 12, 24) children
+#: The solvers that search with the 2x2's MCTS machinery (its tree, cache and network checks):
+#: they refuse another puzzle until that machinery takes one.
+TWO_BY_TWO_SOLVERS = ("mcts", "gumbel")
+GREEDY_CHUNK = 1 << 16  # cubes per lockstep greedy batch: bounds the (chunk, 12, stickers) children
 SOLVER_NAMES = ("mcts", "greedy", "beam", "astar", "bestfirst", "gumbel")
 #: The solvers that read a network (``bestfirst`` runs on its hand heuristic alone).
 NETWORK_SOLVERS = frozenset(SOLVER_NAMES) - {"bestfirst"}
@@ -154,9 +154,10 @@ def solver_settings(name: str, options: SolverOptions | None = None) -> dict:
 
 
 # --------------------------------------------------------------------------- values and verification
-def value_to_moves(values) -> np.ndarray:
-    """The network's value read as moves to solved: ``(1 - v) / 0.03``, never below 0."""
-    return np.maximum((1.0 - np.asarray(values, dtype=np.float64)) / VALUE_PER_MOVE, 0.0)
+def value_to_moves(values, per_move: float = VALUE_PER_MOVE) -> np.ndarray:
+    """The network's value read as moves to solved: ``(1 - v) / per_move`` (the puzzle's
+    ``value_per_move``, 0.03), never below 0."""
+    return np.maximum((1.0 - np.asarray(values, dtype=np.float64)) / per_move, 0.0)
 
 
 def exact_value_fn(solver=None) -> ValueFn:
@@ -173,20 +174,26 @@ def exact_value_fn(solver=None) -> ValueFn:
     return value_fn
 
 
-def network_fns(model: torch.nn.Module, device=None, batch: int = 8192) -> tuple[ValueFn, PolicyFn]:
+def network_fns(
+    model: torch.nn.Module, device=None, batch: int = 8192, puzzle: Puzzle | str | None = None
+) -> tuple[ValueFn, PolicyFn]:
     """``(value_fn, policy_fn)`` of a policy-value network: eval mode, no gradients, ``batch``
-    cubes per forward (bounds memory on millions of cubes); the model's mode is restored."""
+    cubes per forward (bounds memory on millions of cubes); the model's mode is restored.
+    ``puzzle`` (default the 2x2) encodes the cubes; a network of another input size is refused
+    (ValueError) rather than fed what it was not trained on."""
+    puzzle = get_puzzle(puzzle)
+    check_network(model, puzzle)
     device = torch.device(device) if device is not None else next(model.parameters()).device
 
     def forward(cubes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        cubes = np.asarray(cubes).reshape(-1, NUM_STICKERS)
+        cubes = np.asarray(cubes).reshape(-1, puzzle.num_stickers)
         logits, values = [np.zeros((0, NUM_ACTIONS), np.float32)], [np.zeros(0, np.float32)]
         was_training = model.training
         model.eval()
         try:
             with torch.no_grad():
                 for i in range(0, len(cubes), batch):
-                    obs = torch.from_numpy(batch_onehot(cubes[i : i + batch])).to(device)
+                    obs = torch.from_numpy(puzzle.encode(cubes[i : i + batch])).to(device)
                     out_logits, out_value = model(obs)
                     logits.append(out_logits.float().cpu().numpy())
                     values.append(out_value.float().reshape(-1).cpu().numpy())
@@ -203,21 +210,35 @@ def network_fns(model: torch.nn.Module, device=None, batch: int = 8192) -> tuple
     return value_fn, policy_fn
 
 
-def verify(cube: np.ndarray, moves) -> bool:
+def check_network(model: torch.nn.Module, puzzle: Puzzle) -> None:
+    """Raise ValueError (one sentence) when ``model`` does not take ``puzzle``'s encoding."""
+    inputs = getattr(model, "obs_dim", None)
+    if inputs is not None and inputs != puzzle.obs_dim:
+        raise ValueError(
+            f"the network takes {inputs} inputs but the {puzzle.name} is encoded in {puzzle.obs_dim}: "
+            f"use a {puzzle.name} model"
+        )
+
+
+def verify(cube: np.ndarray, moves, puzzle: Puzzle | str | None = None) -> bool:
     """True when playing ``moves`` from ``cube`` leaves it solved."""
-    end = apply_moves(np.asarray(cube).reshape(NUM_STICKERS), [int(a) for a in moves])
-    return bool(batch_is_solved(end.reshape(1, NUM_STICKERS))[0])
+    puzzle = get_puzzle(puzzle)
+    end = puzzle.replay(np.asarray(cube).reshape(puzzle.num_stickers), [int(a) for a in moves])
+    return bool(puzzle.is_solved(end.reshape(1, puzzle.num_stickers))[0])
 
 
-def verify_batch(cubes: np.ndarray, moves: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+def verify_batch(
+    cubes: np.ndarray, moves: np.ndarray, lengths: np.ndarray, puzzle: Puzzle | str | None = None
+) -> np.ndarray:
     """``(n,)`` bool: replaying the first ``lengths[i]`` of ``moves[i]`` solves ``cubes[i]``."""
-    cubes = np.array(cubes, dtype=np.int8).reshape(-1, NUM_STICKERS)
+    puzzle = get_puzzle(puzzle)
+    cubes = np.array(cubes, dtype=np.int8).reshape(-1, puzzle.num_stickers)
     for t in range(moves.shape[1]):
         rows = np.flatnonzero(lengths > t)
         if len(rows) == 0:
             break
-        cubes[rows] = batch_apply_moves(cubes[rows], moves[rows, t].astype(np.intp))
-    return batch_is_solved(cubes)
+        cubes[rows] = puzzle.apply(cubes[rows], moves[rows, t].astype(np.intp))
+    return puzzle.is_solved(cubes)
 
 
 def _history(n: int, last, count) -> tuple[np.ndarray, np.ndarray]:
@@ -236,7 +257,13 @@ def _log_softmax(logits: np.ndarray) -> np.ndarray:
 
 # --------------------------------------------------------------------------- greedy
 def greedy_batch(
-    cubes: np.ndarray, value_fn: ValueFn, last=None, count=None, max_moves: int = 40, chunk: int = GREEDY_CHUNK
+    cubes: np.ndarray,
+    value_fn: ValueFn,
+    last=None,
+    count=None,
+    max_moves: int = 40,
+    chunk: int = GREEDY_CHUNK,
+    puzzle: Puzzle | str | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """One-ply lookahead on the value for every cube, in lockstep chunks of ``chunk`` cubes.
 
@@ -244,7 +271,8 @@ def greedy_batch(
     ``lengths (n,)``, ``solved (n,)`` (verified by replay) and ``nodes (n,)`` (legal children
     evaluated or found solved). ``greedy`` wraps it into ``SolveResult`` objects.
     """
-    cubes = np.asarray(cubes, dtype=np.int8).reshape(-1, NUM_STICKERS)
+    puzzle = get_puzzle(puzzle)
+    cubes = np.asarray(cubes, dtype=np.int8).reshape(-1, puzzle.num_stickers)
     n = len(cubes)
     last, count = _history(n, last, count)
     moves = np.full((n, max_moves), NO_ACTION, np.int8)
@@ -252,26 +280,30 @@ def greedy_batch(
     nodes = np.zeros(n, np.int64)
     for lo in range(0, n, chunk):
         part = slice(lo, min(lo + chunk, n))
-        _greedy_chunk(cubes[part].copy(), value_fn, last[part], count[part], moves[part], lengths[part], nodes[part])
-    return moves, lengths, verify_batch(cubes, moves, lengths), nodes
+        _greedy_chunk(
+            cubes[part].copy(), value_fn, last[part], count[part], moves[part], lengths[part], nodes[part], puzzle
+        )
+    return moves, lengths, verify_batch(cubes, moves, lengths, puzzle), nodes
 
 
-def _greedy_chunk(cubes, value_fn, last, count, moves, lengths, nodes) -> None:
+def _greedy_chunk(cubes, value_fn, last, count, moves, lengths, nodes, puzzle: Puzzle) -> None:
     """Advance one chunk in place (``moves``, ``lengths``, ``nodes`` are views to fill)."""
     last, count = last.copy(), count.copy()
-    active = np.flatnonzero(~batch_is_solved(cubes))
+    active = np.flatnonzero(~puzzle.is_solved(cubes))
     for step in range(moves.shape[1]):
         if len(active) == 0:
             break
-        children = cubes[active][:, MOVE_PERMS]  # [k, 12, 24]
-        legal = legal_action_mask(last[active], count[active])  # [k, 12]
+        children = cubes[active][:, puzzle.move_perms]  # [k, 12, stickers]
+        legal = puzzle.legal_action_mask(last[active], count[active])  # [k, 12]
         solved_child = np.zeros(legal.shape, bool)
         # Only a cube one quarter turn from solved can have a solved child, and such a cube
         # shows at least two one-colour faces (the turned one and its opposite): checking the
         # children of those few is 12 times cheaper than checking every child.
-        near = _uniform_faces(cubes[active]) >= 2
+        near = puzzle.uniform_faces(cubes[active]) >= 2
         if near.any():
-            solved_child[near] = batch_is_solved(children[near].reshape(-1, NUM_STICKERS)).reshape(-1, NUM_ACTIONS)
+            solved_child[near] = puzzle.is_solved(children[near].reshape(-1, puzzle.num_stickers)).reshape(
+                -1, NUM_ACTIONS
+            )
         solved_child &= legal
         todo = legal & ~solved_child
         score = np.full(legal.shape, -np.inf)
@@ -284,23 +316,23 @@ def _greedy_chunk(cubes, value_fn, last, count, moves, lengths, nodes) -> None:
         moves[active, step] = action
         lengths[active] += 1
         cubes[active] = children[np.arange(len(active)), action]
-        count[active] = next_face_count(last[active], count[active], action)
+        count[active] = puzzle.next_face_count(last[active], count[active], action)
         last[active] = action
         active = active[~solved_child[np.arange(len(active)), action]]
 
 
-def _uniform_faces(cubes: np.ndarray) -> np.ndarray:
-    """``(n,)``: how many faces of each cube show one colour."""
-    faces = cubes.reshape(-1, 6, 4)
-    return (faces == faces[:, :, :1]).all(axis=2).sum(axis=1)
-
-
 def greedy(
-    cubes: np.ndarray, value_fn: ValueFn, last=None, count=None, max_moves: int = 40, chunk: int = GREEDY_CHUNK
+    cubes: np.ndarray,
+    value_fn: ValueFn,
+    last=None,
+    count=None,
+    max_moves: int = 40,
+    chunk: int = GREEDY_CHUNK,
+    puzzle: Puzzle | str | None = None,
 ) -> list[SolveResult]:
     """``greedy_batch`` as one ``SolveResult`` per cube (seconds: the batch's time shared evenly)."""
     start = time.perf_counter()
-    moves, lengths, solved, nodes = greedy_batch(cubes, value_fn, last, count, max_moves, chunk)
+    moves, lengths, solved, nodes = greedy_batch(cubes, value_fn, last, count, max_moves, chunk, puzzle)
     share = (time.perf_counter() - start) / max(len(moves), 1)
     return [SolveResult(m[:k].tolist(), bool(s), int(c), share) for m, k, s, c in zip(moves, lengths, solved, nodes)]
 
@@ -387,6 +419,7 @@ def beam(
     max_nodes: int = 200_000,
     rank: str = "value",
     seconds: float | None = None,
+    puzzle: Puzzle | str | None = None,
 ) -> SolveResult:
     """Beam search from one cube; stops at the first depth where a child is solved.
 
@@ -399,8 +432,10 @@ def beam(
     ``beam_lockstep`` runs the same search for many cubes in lockstep.
     """
     fn = _beam_fn(rank, value_fn, policy_fn)
+    puzzle = get_puzzle(puzzle)
     return _run_one(
-        lambda clock: _beam_search(cube, last, count, beam_width, max_depth, max_nodes, rank, seconds, clock), fn
+        lambda clock: _beam_search(cube, last, count, beam_width, max_depth, max_nodes, rank, seconds, clock, puzzle),
+        fn,
     )
 
 
@@ -416,19 +451,21 @@ def beam_lockstep(
     rank: str = "value",
     seconds: float | None = None,
     chunk: int = LOCKSTEP_CHUNK,
+    puzzle: Puzzle | str | None = None,
 ) -> list[SolveResult]:
     """``beam`` from every cube, in lockstep groups of up to ``chunk`` cubes: per depth, the
     children (policy rank: the beams) of every unfinished cube go through one network call,
     then each cube keeps its own best ``beam_width``. Same moves, ``solved`` and ``nodes`` per
     cube as ``beam``; budgets are per cube (``seconds``: see ``_lockstep``)."""
     fn = _beam_fn(rank, value_fn, policy_fn)
-    cubes = np.asarray(cubes, dtype=np.int8).reshape(-1, NUM_STICKERS)
+    puzzle = get_puzzle(puzzle)
+    cubes = np.asarray(cubes, dtype=np.int8).reshape(-1, puzzle.num_stickers)
     last, count = _history(len(cubes), last, count)
     chunk = max(1, min(chunk, LOCKSTEP_STATES // (NUM_ACTIONS * beam_width)))
 
     def start(i: int, clock: Clock) -> Search:
         return _beam_search(
-            cubes[i], int(last[i]), int(count[i]), beam_width, max_depth, max_nodes, rank, seconds, clock
+            cubes[i], int(last[i]), int(count[i]), beam_width, max_depth, max_nodes, rank, seconds, clock, puzzle
         )
 
     return _lockstep(start, len(cubes), fn, chunk)
@@ -443,29 +480,32 @@ def _beam_fn(rank: str, value_fn, policy_fn):
     return fn
 
 
-def _beam_search(cube, last, count, beam_width, max_depth, max_nodes, rank, seconds, clock: Clock) -> Search:
+def _beam_search(
+    cube, last, count, beam_width, max_depth, max_nodes, rank, seconds, clock: Clock, puzzle: Puzzle | None = None
+) -> Search:
     """The beam search of one cube (see ``beam``), as a ``Search``: it requests the values of
     each depth's new children (policy rank: the logits of the beam)."""
-    root = np.asarray(cube, dtype=np.int8).reshape(1, NUM_STICKERS)
-    if batch_is_solved(root)[0]:
+    puzzle = get_puzzle(puzzle)
+    root = np.asarray(cube, dtype=np.int8).reshape(1, puzzle.num_stickers)
+    if puzzle.is_solved(root)[0]:
         return SolveResult([], True, 0, 0.0)
     states, (lasts, counts) = root, _history(1, last, count)
     paths = np.zeros((1, 0), np.intp)  # [k, depth] moves from the root to each beam state
     cum = np.zeros(1)  # [k] cumulative log-probability (policy rank)
-    expanded = batch_state_keys(root)  # sorted keys of every state a beam has held
+    expanded = puzzle.state_keys(root)  # sorted keys of every state a beam has held
     nodes = 0
     for _ in range(max_depth):
-        legal = legal_action_mask(lasts, counts)  # [k, 12]
+        legal = puzzle.legal_action_mask(lasts, counts)  # [k, 12]
         if nodes + int(legal.sum()) > max_nodes or (seconds is not None and clock() > seconds):
             break
         parent, action = np.nonzero(legal)  # beam order, then action order
-        children = batch_apply_moves(states[parent], action)
+        children = puzzle.apply(states[parent], action)
         nodes += len(children)
-        solved = np.flatnonzero(batch_is_solved(children))
+        solved = np.flatnonzero(puzzle.is_solved(children))
         if len(solved):
             moves = paths[parent[solved[0]]].tolist() + [int(action[solved[0]])]
-            return SolveResult(moves, verify(root, moves), nodes, 0.0)
-        keys = batch_state_keys(children)
+            return SolveResult(moves, verify(root, moves, puzzle), nodes, 0.0)
+        keys = puzzle.state_keys(children)
         if rank == "value":
             # A position's value does not depend on the path, so its first copy (beam order,
             # then action) stands for all, and only those are evaluated.
@@ -489,7 +529,7 @@ def _beam_search(cube, last, count, beam_width, max_depth, max_nodes, rank, seco
             break
         expanded = np.union1d(expanded, keys[keep])
         states, paths, cum = children[keep], np.column_stack([paths[parent[keep]], action[keep]]), score[keep]
-        counts = next_face_count(lasts[parent[keep]], counts[parent[keep]], action[keep])
+        counts = puzzle.next_face_count(lasts[parent[keep]], counts[parent[keep]], action[keep])
         lasts = action[keep]
     return SolveResult([], False, nodes, 0.0)
 
@@ -504,16 +544,16 @@ def _sorted_contains(sorted_keys: np.ndarray, keys: np.ndarray) -> np.ndarray:
 class _Graph:
     """Nodes of one search as growable arrays; ``index`` maps a state key to its node."""
 
-    def __init__(self, capacity: int = 1024):
+    def __init__(self, capacity: int = 1024, num_stickers: int = NUM_STICKERS):
         self.size = 0
-        self.state = np.zeros((capacity, NUM_STICKERS), np.int8)  # [cap, 24]
+        self.state = np.zeros((capacity, num_stickers), np.int8)  # [cap, stickers]
         self.g = np.zeros(capacity, np.int64)  # [cap] best path cost found
         self.h = np.zeros(capacity)  # [cap] heuristic (moves)
         self.parent = np.full(capacity, -1, np.int64)  # [cap] node on the best path, -1 at the root
         self.action = np.full(capacity, NO_ACTION, np.intp)  # [cap] move from the parent
         self.count = np.zeros(capacity, np.intp)  # [cap] face count of that move
         self.closed_g = np.full(capacity, np.iinfo(np.int64).max)  # [cap] g when last expanded
-        self.index: dict[int, int] = {}
+        self.index: dict = {}  # key (an int, or a tuple of ints for a multi-part key) -> node
 
     def add(self, keys, state, g, h, parent, action, count) -> np.ndarray:
         ids = np.arange(self.size, self.size + len(keys))
@@ -547,6 +587,7 @@ def astar(
     batch: int = 1,
     max_nodes: int = 200_000,
     seconds: float | None = None,
+    puzzle: Puzzle | str | None = None,
 ) -> SolveResult:
     """DeepCubeA's batch weighted A* from one cube: ``f = lam * g + h``, ``h = value_to_moves``.
 
@@ -565,7 +606,10 @@ def astar(
     ``max_nodes`` children generated (never exceeded), ``seconds``.
     ``astar_lockstep`` runs the same search for many cubes in lockstep.
     """
-    return _run_one(lambda clock: _astar_search(cube, last, count, lam, batch, max_nodes, seconds, clock), value_fn)
+    puzzle = get_puzzle(puzzle)
+    return _run_one(
+        lambda clock: _astar_search(cube, last, count, lam, batch, max_nodes, seconds, clock, puzzle), value_fn
+    )
 
 
 def astar_lockstep(
@@ -578,31 +622,36 @@ def astar_lockstep(
     max_nodes: int = 200_000,
     seconds: float | None = None,
     chunk: int = LOCKSTEP_CHUNK,
+    puzzle: Puzzle | str | None = None,
 ) -> list[SolveResult]:
     """``astar`` from every cube, in lockstep groups: each step, every unfinished cube pops
     its ``batch`` best open nodes and all their new children go through one ``value_fn``
     call; each cube keeps its own graph, heap and budgets. Same moves, ``solved`` and
     ``nodes`` per cube as ``astar`` (``seconds``: see ``_lockstep``). A group holds at most
     ``chunk`` cubes and ``LOCKSTEP_NODES`` nodes of budget (the graphs live together)."""
-    cubes = np.asarray(cubes, dtype=np.int8).reshape(-1, NUM_STICKERS)
+    puzzle = get_puzzle(puzzle)
+    cubes = np.asarray(cubes, dtype=np.int8).reshape(-1, puzzle.num_stickers)
     last, count = _history(len(cubes), last, count)
     chunk = max(1, min(chunk, LOCKSTEP_NODES // max(max_nodes, 1)))
 
     def start(i: int, clock: Clock) -> Search:
-        return _astar_search(cubes[i], int(last[i]), int(count[i]), lam, batch, max_nodes, seconds, clock)
+        return _astar_search(cubes[i], int(last[i]), int(count[i]), lam, batch, max_nodes, seconds, clock, puzzle)
 
     return _lockstep(start, len(cubes), value_fn, chunk)
 
 
-def _astar_search(cube, last, count, lam, batch, max_nodes, seconds, clock: Clock) -> Search:
+def _astar_search(
+    cube, last, count, lam, batch, max_nodes, seconds, clock: Clock, puzzle: Puzzle | None = None
+) -> Search:
     """The weighted A* of one cube (see ``astar``), as a ``Search``: it requests the values of
     each step's new unsolved children."""
-    root = np.asarray(cube, dtype=np.int8).reshape(1, NUM_STICKERS)
-    if batch_is_solved(root)[0]:
+    puzzle = get_puzzle(puzzle)
+    root = np.asarray(cube, dtype=np.int8).reshape(1, puzzle.num_stickers)
+    if puzzle.is_solved(root)[0]:
         return SolveResult([], True, 0, 0.0)
     last, count = _history(1, last, count)
-    graph = _Graph()  # a node's ``action`` is the move into it; the root's is the cube's history
-    graph.add(batch_state_keys(root), root, 0, 0.0, -1, last, count)
+    graph = _Graph(num_stickers=puzzle.num_stickers)  # a node's ``action`` is the move into it; the root's: its history
+    graph.add(puzzle.state_keys(root), root, 0, 0.0, -1, last, count)
     tiebreak = itertools.count()
     # (f, -g, order, node, g): equal f pops the deeper node first (the usual A* tie-break: with an
     # exact heuristic every node on a shortest path has the same f, and this walks one of them
@@ -623,29 +672,31 @@ def _astar_search(cube, last, count, lam, batch, max_nodes, seconds, clock: Cloc
                 break
         if not popped:
             break
-        nodes, goal, goal_g = yield from _expand(graph, np.array(popped), lam, open_heap, tiebreak, nodes, goal, goal_g)
+        nodes, goal, goal_g = yield from _expand(
+            graph, np.array(popped), lam, open_heap, tiebreak, nodes, goal, goal_g, puzzle
+        )
     if goal < 0:
         return SolveResult([], False, nodes, 0.0)
     moves = graph.path(goal)
-    return SolveResult(moves, verify(root, moves), nodes, 0.0)
+    return SolveResult(moves, verify(root, moves, puzzle), nodes, 0.0)
 
 
-def _expand(graph: _Graph, parents, lam, open_heap, tiebreak, nodes, goal, goal_g):
+def _expand(graph: _Graph, parents, lam, open_heap, tiebreak, nodes, goal, goal_g, puzzle: Puzzle):
     """Generate the legal children of ``parents``, add or improve their nodes, push them (a
     generator: it requests the values of the new unsolved children, if any)."""
-    legal = legal_action_mask(graph.action[parents], graph.count[parents])
+    legal = puzzle.legal_action_mask(graph.action[parents], graph.count[parents])
     row, action = np.nonzero(legal)
     parent = parents[row]
-    state = batch_apply_moves(graph.state[parent], action)
+    state = puzzle.apply(graph.state[parent], action)
     g = graph.g[parent] + 1
     nodes += len(state)
-    keys = batch_state_keys(state)
+    keys = puzzle.state_keys(state)
     # One copy per state, the shortest path first (then the earliest parent and action).
     order = np.lexsort((np.arange(len(keys)), g, keys))
     first = order[np.unique(keys[order], return_index=True)[1]]
     first.sort()
     keys, state, g, parent, action = keys[first], state[first], g[first], parent[first], action[first]
-    count = next_face_count(graph.action[parent], graph.count[parent], action)
+    count = puzzle.next_face_count(graph.action[parent], graph.count[parent], action)
     known = np.fromiter((graph.index.get(k, -1) for k in keys.tolist()), dtype=np.int64, count=len(keys))
     better = np.flatnonzero(known >= 0)
     better = better[g[better] < graph.g[known[better]]]
@@ -657,13 +708,13 @@ def _expand(graph: _Graph, parents, lam, open_heap, tiebreak, nodes, goal, goal_
         count[better],
     )
     new = np.flatnonzero(known < 0)
-    solved = batch_is_solved(state[new])
+    solved = puzzle.is_solved(state[new])
     h = np.zeros(len(new))
     if (~solved).any():
-        h[~solved] = value_to_moves((yield state[new[~solved]]))
+        h[~solved] = value_to_moves((yield state[new[~solved]]), puzzle.value_per_move)
     new_ids = graph.add(keys[new], state[new], g[new], h, parent[new], action[new], count[new])
     touched = np.concatenate([ids, new_ids])
-    is_goal = batch_is_solved(graph.state[touched])
+    is_goal = puzzle.is_solved(graph.state[touched])
     for node in touched[is_goal].tolist():
         if graph.g[node] < goal_g:
             goal, goal_g = node, graph.g[node]
@@ -682,24 +733,33 @@ def _expand(graph: _Graph, parents, lam, open_heap, tiebreak, nodes, goal, goal_
 #: children are generated (and ties broken) in the seed's order.
 SEED_ACTION_ORDER = np.array([6, 7, 2, 3, 4, 5, 8, 9, 0, 1, 10, 11], dtype=np.intp)
 SEED_STEP_PENALTY = 4  # the seed's heuristic subtracts 4 per move taken
-#: Sticker pairs (within a face) that share an edge on a 2x2 face: two rows, two columns.
-_FACE_PAIRS = np.array(
-    [(f * 4 + a, f * 4 + b) for f in range(6) for a, b in ((0, 1), (2, 3), (0, 2), (1, 3))], dtype=np.intp
-)
 
 
-def seed_heuristic(cubes: np.ndarray, steps) -> np.ndarray:
+@functools.cache
+def _face_pairs(size: int) -> np.ndarray:
+    return face_adjacent_pairs(size)
+
+
+def seed_heuristic(cubes: np.ndarray, steps, puzzle: Puzzle | str | None = None) -> np.ndarray:
     """Seed 003's score (higher is better): pairs of edge-adjacent same-colour stickers on
-    each face (24 when solved) minus ``4 * steps`` taken."""
-    cubes = np.asarray(cubes).reshape(-1, NUM_STICKERS)
-    pairs = (cubes[:, _FACE_PAIRS[:, 0]] == cubes[:, _FACE_PAIRS[:, 1]]).sum(axis=1)
-    return pairs - SEED_STEP_PENALTY * np.asarray(steps)
+    each face (24 when a 2x2 is solved, 72 for a 3x3, the seed's cube) minus ``4 * steps`` taken."""
+    puzzle = get_puzzle(puzzle)
+    pairs = _face_pairs(puzzle.size)
+    cubes = np.asarray(cubes).reshape(-1, puzzle.num_stickers)
+    same = (cubes[:, pairs[:, 0]] == cubes[:, pairs[:, 1]]).sum(axis=1)
+    return same - SEED_STEP_PENALTY * np.asarray(steps)
 
 
 def bestfirst(
-    cube: np.ndarray, last: int = NO_ACTION, count: int = 0, max_nodes: int = 200_000, seconds: float | None = None
+    cube: np.ndarray,
+    last: int = NO_ACTION,
+    count: int = 0,
+    max_nodes: int = 200_000,
+    seconds: float | None = None,
+    puzzle: Puzzle | str | None = None,
 ) -> SolveResult:
-    """Seed 003's ``solve``, on the 2x2: greedy best-first search on ``seed_heuristic``.
+    """Seed 003's ``solve`` (written for the 3x3; the 2x2 by default): greedy best-first search
+    on ``seed_heuristic``.
 
     Faithful to the seed: the frontier (a ``SortedSet`` there) pops the node of highest score,
     and among equal scores the one inserted last (``SortedSet.pop()`` takes the rightmost, new
@@ -712,29 +772,31 @@ def bestfirst(
     exceeded), ``seconds``.
     """
     start = time.perf_counter()
-    root = np.asarray(cube, dtype=np.int8).reshape(NUM_STICKERS)
-    if batch_is_solved(root[None])[0]:
+    puzzle = get_puzzle(puzzle)
+    root = np.asarray(cube, dtype=np.int8).reshape(puzzle.num_stickers)
+    if puzzle.is_solved(root[None])[0]:
         return SolveResult([], True, 0, time.perf_counter() - start)
     (root_last,), (root_count,) = _history(1, last, count)
     states, steps, parents, actions, lasts, counts = [root], [0], [-1], [NO_ACTION], [root_last], [root_count]
-    explored = {int(batch_state_keys(root)[0])}
+    explored = set(puzzle.state_keys(root).tolist())
     inserted = itertools.count()
-    frontier = [(-int(seed_heuristic(root, 0)[0]), -next(inserted), 0)]  # min-heap: highest score, newest first
+    # min-heap: highest score, newest first
+    frontier = [(-int(seed_heuristic(root, 0, puzzle)[0]), -next(inserted), 0)]
     nodes = 0
     while frontier:
         node = heapq.heappop(frontier)[2]
-        legal = legal_action_mask(lasts[node], counts[node])[SEED_ACTION_ORDER]
+        legal = puzzle.legal_action_mask(lasts[node], counts[node])[SEED_ACTION_ORDER]
         acts = SEED_ACTION_ORDER[legal]
         if nodes + len(acts) > max_nodes or (seconds is not None and time.perf_counter() - start > seconds):
             break
-        children = states[node][MOVE_PERMS[acts]]  # [k, 24]
+        children = states[node][puzzle.move_perms[acts]]  # [k, stickers]
         nodes += len(acts)
-        solved = np.flatnonzero(batch_is_solved(children))
+        solved = np.flatnonzero(puzzle.is_solved(children))
         if len(solved):
             moves = _backtrack(parents, actions, node) + [int(acts[solved[0]])]
-            return SolveResult(moves, verify(root, moves), nodes, time.perf_counter() - start)
-        scores = seed_heuristic(children, steps[node] + 1).tolist()
-        for child, key, a, score in zip(children, batch_state_keys(children).tolist(), acts.tolist(), scores):
+            return SolveResult(moves, verify(root, moves, puzzle), nodes, time.perf_counter() - start)
+        scores = seed_heuristic(children, steps[node] + 1, puzzle).tolist()
+        for child, key, a, score in zip(children, puzzle.state_keys(children).tolist(), acts.tolist(), scores):
             if key in explored:
                 continue
             explored.add(key)
@@ -742,7 +804,7 @@ def bestfirst(
             steps.append(steps[node] + 1)
             parents.append(node)
             actions.append(a)
-            counts.append(int(next_face_count(lasts[node], counts[node], a)))
+            counts.append(int(puzzle.next_face_count(lasts[node], counts[node], a)))
             lasts.append(a)
             heapq.heappush(frontier, (-score, -next(inserted), len(states) - 1))
     return SolveResult([], False, nodes, time.perf_counter() - start)
@@ -797,17 +859,17 @@ def mcts(
 
 
 # --------------------------------------------------------------------------- registry and entry point
-def _run_mcts(cubes, last, count, opts: SolverOptions, model, value_fn, policy_fn, device) -> list[SolveResult]:
+def _run_mcts(cubes, last, count, opts: SolverOptions, model, value_fn, policy_fn, device, puzzle=None):
     if last is not None and np.any(np.asarray(last) != NO_ACTION):
         raise ValueError("the mcts solver starts every cube with a fresh move history (as the evaluation does)")
     return mcts(cubes, model, value_fn, policy_fn, opts.sims, opts.max_moves, opts.c_puct, opts.seed, device)
 
 
-def _run_greedy(cubes, last, count, opts, model, value_fn, policy_fn, device) -> list[SolveResult]:
-    return greedy(cubes, _need(value_fn, "greedy", "value_fn"), last, count, opts.max_moves)
+def _run_greedy(cubes, last, count, opts, model, value_fn, policy_fn, device, puzzle=None) -> list[SolveResult]:
+    return greedy(cubes, _need(value_fn, "greedy", "value_fn"), last, count, opts.max_moves, puzzle=puzzle)
 
 
-def _run_beam(cubes, last, count, opts, model, value_fn, policy_fn, device) -> list[SolveResult]:
+def _run_beam(cubes, last, count, opts, model, value_fn, policy_fn, device, puzzle=None) -> list[SolveResult]:
     return beam_lockstep(
         cubes,
         value_fn,
@@ -819,22 +881,23 @@ def _run_beam(cubes, last, count, opts, model, value_fn, policy_fn, device) -> l
         opts.max_nodes,
         opts.beam_rank,
         opts.seconds,
+        puzzle=puzzle,
     )
 
 
-def _run_astar(cubes, last, count, opts, model, value_fn, policy_fn, device) -> list[SolveResult]:
+def _run_astar(cubes, last, count, opts, model, value_fn, policy_fn, device, puzzle=None) -> list[SolveResult]:
     value_fn = _need(value_fn, "astar", "value_fn")
     return astar_lockstep(
-        cubes, value_fn, last, count, opts.astar_lambda, opts.astar_batch, opts.max_nodes, opts.seconds
+        cubes, value_fn, last, count, opts.astar_lambda, opts.astar_batch, opts.max_nodes, opts.seconds, puzzle=puzzle
     )
 
 
-def _run_bestfirst(cubes, last, count, opts, model, value_fn, policy_fn, device) -> list[SolveResult]:
+def _run_bestfirst(cubes, last, count, opts, model, value_fn, policy_fn, device, puzzle=None) -> list[SolveResult]:
     last, count = _history(len(cubes), last, count)
-    return [bestfirst(c, int(a), int(k), opts.max_nodes, opts.seconds) for c, a, k in zip(cubes, last, count)]
+    return [bestfirst(c, int(a), int(k), opts.max_nodes, opts.seconds, puzzle) for c, a, k in zip(cubes, last, count)]
 
 
-def _run_gumbel(cubes, last, count, opts, model, value_fn, policy_fn, device) -> list[SolveResult]:
+def _run_gumbel(cubes, last, count, opts, model, value_fn, policy_fn, device, puzzle=None) -> list[SolveResult]:
     from Gumbel_MCTS import play_gumbel_episodes
 
     if last is not None and np.any(np.asarray(last) != NO_ACTION):
@@ -881,7 +944,7 @@ def _need(fn, solver: str, what: str):
     return fn
 
 
-#: ``name -> run(cubes, last, count, options, model, value_fn, policy_fn, device)``; use ``solve_cubes``.
+#: ``name -> run(cubes, last, count, options, model, value_fn, policy_fn, device, puzzle)``; use ``solve_cubes``.
 SOLVERS = {
     "mcts": _run_mcts,
     "greedy": _run_greedy,
@@ -903,9 +966,11 @@ def solve_cubes(
     count=None,
     options: SolverOptions | None = None,
     device=None,
+    puzzle: Puzzle | str | None = None,
     **overrides,
 ) -> list[SolveResult]:
-    """Solve ``cubes`` ``(n, 24)`` (or one cube) with solver ``name``: one ``SolveResult`` each.
+    """Solve ``cubes`` ``(n, stickers)`` (or one cube) of ``puzzle`` (default the 2x2) with solver
+    ``name``: one ``SolveResult`` each. ``mcts`` and ``gumbel`` take the 2x2 only (ValueError).
 
     ``model``: a policy-value network; its ``network_fns`` fill in whichever of ``value_fn`` /
     ``policy_fn`` is not given (``mcts`` uses the model itself, as the evaluation does, and
@@ -915,13 +980,29 @@ def solve_cubes(
     """
     if name not in SOLVERS:
         raise ValueError(f"unknown solver {name!r}; choose one of {', '.join(SOLVER_NAMES)}")
+    puzzle = get_puzzle(puzzle)
+    problem = solver_puzzle_problem(name, puzzle)
+    if problem:
+        raise ValueError(problem)
     opts = dataclasses.replace(options or SolverOptions(), **overrides)
-    cubes = np.asarray(cubes, dtype=np.int8).reshape(-1, NUM_STICKERS)
-    if model is not None and name not in ("mcts", "gumbel"):
-        net_value, net_policy = network_fns(model, device)
+    cubes = np.asarray(cubes, dtype=np.int8).reshape(-1, puzzle.num_stickers)
+    if model is not None and name not in TWO_BY_TWO_SOLVERS:
+        net_value, net_policy = network_fns(model, device, puzzle=puzzle)
         value_fn = net_value if value_fn is None else value_fn
         policy_fn = net_policy if policy_fn is None else policy_fn
-    return SOLVERS[name](cubes, last, count, opts, model, value_fn, policy_fn, device)
+    return SOLVERS[name](cubes, last, count, opts, model, value_fn, policy_fn, device, puzzle=puzzle)
+
+
+def solver_puzzle_problem(name: str, puzzle: Puzzle | str | None = None) -> str | None:
+    """Why solver ``name`` cannot solve ``puzzle`` (one sentence for the user), or None."""
+    puzzle = get_puzzle(puzzle)
+    if name in TWO_BY_TWO_SOLVERS and puzzle.name != "2x2":
+        *others, last = [n for n in SOLVER_NAMES if n not in TWO_BY_TWO_SOLVERS]
+        return (
+            f"--solver {name} searches the 2x2 only so far; "
+            f"solve the {puzzle.name} with --solver {', '.join(others)} or {last}"
+        )
+    return None
 
 
 # --------------------------------------------------------------------------- command line

@@ -116,11 +116,11 @@ def _seed_targets(model, rng, kind, n, length):
     return seed_training_sample(kind, model, rng, n, length, "cpu")
 
 
-def _evaluate(model, rng, cubes, solver, options, sims, max_steps, seed, c_puct):
+def _evaluate(model, rng, cubes, solver, options, sims, max_steps, seed, c_puct, puzzle="2x2"):
     from evaluate import ScrambleEvaluator
 
     evaluator = ScrambleEvaluator(
-        device="cpu", seed=seed, model=model, c_puct=c_puct, solver=solver, solver_options=options
+        device="cpu", seed=seed, model=model, c_puct=c_puct, solver=solver, solver_options=options, puzzle=puzzle
     )
     return evaluator.play(cubes, sims, max_steps)
 
@@ -274,9 +274,9 @@ class WorkerPool:
         return tuple(np.concatenate([p[i] for p in parts]) for i in range(4))
 
     # -- evaluate.py: cubes drawn by the driver, split into contiguous chunks ----------------
-    def evaluate(self, model, cubes, solver, options, sims, max_steps, seed, c_puct):
-        """``ScrambleEvaluator.play`` of each contiguous chunk of ``cubes`` on a worker:
-        the ``SolverRun``s in order (``evaluate.concat_runs`` joins them)."""
+    def evaluate(self, model, cubes, solver, options, sims, max_steps, seed, c_puct, puzzle="2x2"):
+        """``ScrambleEvaluator.play`` of each contiguous chunk of ``cubes`` (of ``puzzle``, by
+        name) on a worker: the ``SolverRun``s in order (``evaluate.concat_runs`` joins them)."""
         bounds = np.cumsum([0, *split_counts(len(cubes), self.workers)])
         params = [
             None
@@ -289,6 +289,7 @@ class WorkerPool:
                 max_steps=max_steps,
                 seed=seed,
                 c_puct=c_puct,
+                puzzle=puzzle,
             )
             for lo, hi in zip(bounds[:-1], bounds[1:])
         ]

@@ -33,6 +33,14 @@ and its seconds per cube (``mean_seconds``).
 Beyond the original, every result carries solution lengths measured against the optimal
 solution (``Optimal_Solver.py``): ``mean_ratio_to_optimal`` is the mean of
 ``moves played / optimal moves`` over the solved episodes (1.0 = always optimal).
+
+``--puzzle 3x3`` evaluates the 3x3 (``Puzzles.py``) by scramble length or on a scramble file,
+with ``--solver`` greedy, beam, astar or bestfirst and the model
+``rubik3x3_policy_value.pt`` (or ``--checkpoint``). No exact distances exist for it, so
+``optimal`` is null and the reference is kociemba's two-phase solution, in quarter turns:
+``kociemba`` per scramble, ``mean_kociemba`` and ``mean_ratio_to_kociemba`` per group (an
+upper bound on the optimal length, so a ratio below 1 is possible). ``--by-distance`` and
+``--all-positions`` need the 2x2's exact table.
 """
 
 from __future__ import annotations
@@ -80,13 +88,11 @@ from Cli import (  # noqa: E402
 from Optimal_Solver import MAX_DISTANCE, NUM_STATES, get_solver  # noqa: E402
 from Plot_Scatter import save_figure  # noqa: E402
 from Policy_Value_Net import CheckpointError, load_model  # noqa: E402
+from Puzzles import Puzzle, add_puzzle_flag, get_puzzle  # noqa: E402
 from Rubik2x2Env import (  # noqa: E402
     MOVE_PERMS,
     NUM_ACTIONS,
     NUM_STICKERS,
-    SOLVED_STICKERS,
-    apply_moves,
-    batch_scramble,
     format_moves,
     parse_moves,
 )
@@ -97,9 +103,11 @@ from Solvers import (  # noqa: E402
     SolverOptions,
     SolverRun,
     add_solver_arguments,
+    check_network,
     network_fns,
     options_from_args,
     solve_cubes,
+    solver_puzzle_problem,
     solver_settings,
     verify_batch,
 )
@@ -125,13 +133,13 @@ class AllPositionsError(Exception):
     """``--all-positions`` cannot run as asked. The message is one sentence."""
 
 
-def replay_solved(start_cubes: np.ndarray, actions: list[list[int]]) -> np.ndarray:
+def replay_solved(start_cubes: np.ndarray, actions: list[list[int]], puzzle: Puzzle | str | None = None) -> np.ndarray:
     """``(n,)`` bool: replaying each move list from its start cube solves it."""
     lengths = np.array([len(a) for a in actions], dtype=np.int64)
     moves = np.zeros((len(actions), max(int(lengths.max(initial=0)), 1)), np.int64)
     for i, a in enumerate(actions):
         moves[i, : len(a)] = a
-    return verify_batch(start_cubes, moves, lengths)
+    return verify_batch(start_cubes, moves, lengths, puzzle)
 
 
 def concat_runs(runs: list[SolverRun]) -> SolverRun:
@@ -156,7 +164,9 @@ def _mean(values) -> float | None:
     return round(float(values.mean()), 4) if len(values) else None
 
 
-def summarize(solved: np.ndarray, lengths: np.ndarray, optimal: np.ndarray, nodes=None, seconds=None) -> dict:
+def summarize(
+    solved: np.ndarray, lengths: np.ndarray, optimal: np.ndarray | None, nodes=None, seconds=None, kociemba=None
+) -> dict:
     """Statistics of a group of episodes.
 
     ``mean_length`` averages the moves of the solved episodes only (an unsolved episode
@@ -165,20 +175,36 @@ def summarize(solved: np.ndarray, lengths: np.ndarray, optimal: np.ndarray, node
     hard the group really is); ``mean_ratio_to_optimal`` averages ``moves / optimal`` over
     the solved episodes whose start was not already solved (optimal > 0). With ``nodes``
     and ``seconds`` (per episode) also ``mean_nodes`` and ``mean_seconds`` over ALL episodes.
+    ``optimal`` None (the 3x3: unknown): both optimal statistics are None; then ``kociemba``
+    (the reference solutions' quarter-turn lengths) gives ``mean_kociemba`` and
+    ``mean_ratio_to_kociemba`` the same way.
     """
     solved = np.asarray(solved, dtype=bool)
-    lengths, optimal = np.asarray(lengths), np.asarray(optimal)
-    with_ratio = solved & (optimal > 0)
+    lengths = np.asarray(lengths)
     stats = {
         "episodes": int(len(solved)),
         "solved": int(solved.sum()),
         "solve_rate": float(solved.mean()) if len(solved) else 0.0,
         "mean_length": _mean(lengths[solved]),
-        "mean_optimal": _mean(optimal),
-        "mean_ratio_to_optimal": _mean(lengths[with_ratio] / optimal[with_ratio]),
+        **_reference_stats("optimal", solved, lengths, optimal),
     }
+    if kociemba is not None:
+        stats.update(_reference_stats("kociemba", solved, lengths, kociemba))
     stats.update(_cost_stats(nodes, seconds))
     return stats
+
+
+def _reference_stats(name: str, solved: np.ndarray, lengths: np.ndarray, reference) -> dict:
+    """``mean_<name>`` over all episodes and ``mean_ratio_to_<name>`` over the solved ones whose
+    reference length is above 0 (None for both when the reference is unknown)."""
+    if reference is None:
+        return {f"mean_{name}": None, f"mean_ratio_to_{name}": None}
+    reference = np.asarray(reference)
+    with_ratio = solved & (reference > 0)
+    return {
+        f"mean_{name}": _mean(reference),
+        f"mean_ratio_to_{name}": _mean(lengths[with_ratio] / reference[with_ratio]),
+    }
 
 
 def _cost_stats(nodes=None, seconds=None) -> dict:
@@ -201,22 +227,38 @@ def _run_costs(run, group=slice(None)) -> tuple:
 # --------------------------------------------------------------------------- pure evaluations
 
 
-def scramble_range_cubes(seed: int, n_runs: int, min_len: int, max_len: int) -> np.ndarray:
+def scramble_range_cubes(
+    seed: int, n_runs: int, min_len: int, max_len: int, puzzle: Puzzle | str | None = None
+) -> np.ndarray:
     """``n_runs`` random scrambles of every length ``min_len..max_len`` (the scramble rule of
     training: no move followed by its inverse), drawn from a fresh stream of ``seed``."""
     if not 1 <= min_len <= max_len:
         raise ValueError("scramble lengths must satisfy 1 <= min_len <= max_len")
+    puzzle = get_puzzle(puzzle)
     rng = np.random.default_rng(seed)
-    return np.concatenate([batch_scramble(rng, n_runs, k)[0] for k in range(min_len, max_len + 1)])
+    return np.concatenate([puzzle.scramble(rng, n_runs, k)[0] for k in range(min_len, max_len + 1)])
 
 
-def scramble_range_rows(run: EpisodeResults, optimal: np.ndarray, min_len: int, n_runs: int) -> list[dict]:
+def _group(values, group):
+    return None if values is None else values[group]
+
+
+def scramble_range_rows(
+    run: EpisodeResults, optimal: np.ndarray | None, min_len: int, n_runs: int, kociemba=None
+) -> list[dict]:
     """One dict per scramble length of the episodes of ``scramble_range_cubes``: the
-    original's keys ``scramble_len`` and ``solve_rate``, then ``summarize``'s."""
+    original's keys ``scramble_len`` and ``solve_rate``, then ``summarize``'s (``optimal``
+    None and ``kociemba`` lengths for the 3x3)."""
     rows = []
     for i in range(len(run.solved) // n_runs):
         group = slice(i * n_runs, (i + 1) * n_runs)
-        stats = summarize(run.solved[group], run.lengths[group], optimal[group], *_run_costs(run, group))
+        stats = summarize(
+            run.solved[group],
+            run.lengths[group],
+            _group(optimal, group),
+            *_run_costs(run, group),
+            kociemba=_group(kociemba, group),
+        )
         rows.append({"scramble_len": min_len + i, "solve_rate": stats.pop("solve_rate"), **stats})
     return rows
 
@@ -247,11 +289,13 @@ def distance_rows(run: EpisodeResults, optimal: np.ndarray) -> list[dict]:
 
 
 def scramble_file_records(
-    run: EpisodeResults, scrambles: list[tuple[int, str, list[int]]], optimal: np.ndarray
+    run: EpisodeResults, scrambles: list[tuple[int, str, list[int]]], optimal: np.ndarray | None, kociemba=None
 ) -> list[dict]:
     """A dict per scramble of a file: ``line, scramble, solution, solved, length, optimal``
-    (and ``nodes``, ``seconds`` when ``run`` is a ``SolverRun``)."""
+    (and ``nodes``, ``seconds`` when ``run`` is a ``SolverRun``). ``optimal`` None (the 3x3):
+    ``optimal`` is null, and with ``kociemba`` lengths each record has ``kociemba`` too."""
     nodes, seconds = _run_costs(run)
+    optimal = [None] * len(scrambles) if optimal is None else [int(opt) for opt in optimal]
     records = [
         {
             "line": line,
@@ -259,10 +303,13 @@ def scramble_file_records(
             "solution": format_moves(actions),
             "solved": bool(solved),
             "length": len(actions),
-            "optimal": int(opt),
+            "optimal": opt,
         }
         for (line, text, _), actions, solved, opt in zip(scrambles, run.actions, run.solved, optimal)
     ]
+    if kociemba is not None:
+        for record, length in zip(records, np.asarray(kociemba).tolist()):
+            record["kociemba"] = int(length)
     if nodes is not None:
         for record, n, sec in zip(records, nodes.tolist(), seconds.tolist()):
             record.update(nodes=int(n), seconds=round(float(sec), 6))
@@ -456,17 +503,20 @@ def plot_all_positions(path: str, data: dict) -> str:
     return path
 
 
-def plot_rate_and_ratio(path: str, xs, rows, xlabel: str, color: str, title: str, overall_ratio=None) -> str:
-    """Two panels saved as ``path``: solve rate (%) and mean length/optimal of ``rows`` against ``xs``."""
+def plot_rate_and_ratio(
+    path: str, xs, rows, xlabel: str, color: str, title: str, overall_ratio=None, reference: str = "optimal"
+) -> str:
+    """Two panels saved as ``path``: solve rate (%) and mean length/``reference`` (optimal, or
+    kociemba for the 3x3) of ``rows`` against ``xs``."""
     fig, (ax_rate, ax_ratio) = plt.subplots(1, 2, figsize=(13, 4.8))
     _bars(ax_rate, xs, [100 * r["solve_rate"] for r in rows], color, "{:.0f}")
     ax_rate.set_ylim(0, 109)
     ax_rate.set_xlabel(xlabel)
     ax_rate.set_ylabel("solve rate (%)")
     ax_rate.set_title(title)
-    _ratio_panel(ax_ratio, xs, [r.get("mean_ratio_to_optimal") for r in rows], xlabel)
+    _ratio_panel(ax_ratio, xs, [r.get(f"mean_ratio_to_{reference}") for r in rows], xlabel, reference)
     if overall_ratio is not None:
-        ax_ratio.set_title(f"Solution length / optimal (solved episodes; overall {overall_ratio:.2f})")
+        ax_ratio.set_title(f"Solution length / {reference} (solved episodes; overall {overall_ratio:.2f})")
     fig.tight_layout()
     save_figure(fig, path)
     return path
@@ -474,7 +524,7 @@ def plot_rate_and_ratio(path: str, xs, rows, xlabel: str, color: str, title: str
 
 def plot_scramble_rows(path: str, rows: list[dict], settings: dict | None = None) -> str:
     """The original's bar chart of solve rate (%) by scramble length, beside the mean
-    length/optimal ratio of the solved episodes."""
+    length/optimal ratio of the solved episodes (length/kociemba for rows that have it: the 3x3)."""
     return plot_rate_and_ratio(
         path,
         [r["scramble_len"] for r in rows],
@@ -482,6 +532,7 @@ def plot_scramble_rows(path: str, rows: list[dict], settings: dict | None = None
         "scramble length (random moves)",
         "tab:blue",
         "Solve rate by scramble length" + _settings_text(settings),
+        reference="kociemba" if rows and "mean_ratio_to_kociemba" in rows[0] else "optimal",
     )
 
 
@@ -518,6 +569,12 @@ class ScrambleEvaluator:
 
     ``workers`` (a ``Workers.WorkerPool``; None = this process, as always) splits the cubes
     of every ``play`` into contiguous chunks, one per worker, after they were drawn here.
+
+    ``puzzle`` (``Puzzles``; default the 2x2): which cube. The model file looked up is the
+    puzzle's, a model for another cube is refused (``CheckpointError``, or ValueError for an
+    in-memory one), and so is a solver that cannot search it (ValueError). The 3x3 has no exact
+    distances: its results carry kociemba's lengths instead (``lengths_of``), and
+    ``evaluate_by_distance`` and ``evaluate_all_positions`` are the 2x2's only.
     """
 
     def __init__(
@@ -532,9 +589,14 @@ class ScrambleEvaluator:
         solver="mcts",
         solver_options: SolverOptions | None = None,
         workers: Workers.WorkerPool | None = None,
+        puzzle: Puzzle | str | None = None,
     ):
         if n_runs < 1:
             raise ValueError("n_runs must be at least 1")
+        self.puzzle = get_puzzle(puzzle)
+        problem = solver_puzzle_problem(solver, self.puzzle)
+        if problem:
+            raise ValueError(problem)
         self.solver = solver
         self.solver_options = solver_options if solver_options is not None else SolverOptions()
         if model is None and solver not in NETWORK_SOLVERS:
@@ -544,13 +606,14 @@ class ScrambleEvaluator:
         elif model is not None:
             # The search must run where the weights are: use the model's own device rather
             # than moving the caller's model.
+            check_network(model, self.puzzle)
             self.model = model
             self.device = next(model.parameters()).device
             self.model_path = None
         else:
             self.device = device if isinstance(device, torch.device) else resolve_device(device or "auto")
-            self.model_path = find_checkpoint(model_path)
-            self.model = load_model(self.model_path, self.device)
+            self.model_path = find_checkpoint(model_path, self.puzzle.checkpoint)
+            self.model = load_model(self.model_path, self.device, self.puzzle)
         self.workers = workers
         self.n_runs = int(n_runs)
         self.log_dir = log_dir
@@ -561,6 +624,19 @@ class ScrambleEvaluator:
         self.settings: dict | None = None  # search_settings of the latest evaluate_scramble_range (its JSON has none)
         self.last_run: SolverRun | None = None  # the raw episodes of the latest call
         self.all_positions_results: dict | None = None  # data of the latest evaluate_all_positions
+        self.last_kociemba: np.ndarray | None = None  # 3x3: kociemba's lengths of the latest start cubes
+
+    def lengths_of(self, cubes: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """``(optimal, kociemba)`` quarter-turn lengths of ``cubes``: the true distances (2x2)
+        and None, or None and the lengths of kociemba's solutions (3x3)."""
+        if self.puzzle.reference == "optimal":
+            return get_solver().batch_distance(cubes), None
+        self.last_kociemba = self.puzzle.reference_lengths(cubes)
+        return None, self.last_kociemba
+
+    def _need_exact(self, mode: str) -> None:
+        if self.puzzle.reference != "optimal":
+            raise ValueError(f"{mode} needs the exact distances of the 2x2; the {self.puzzle.name} has none")
 
     def options(self, num_simulations: int, max_episode_steps: int) -> SolverOptions:
         """The solver's options for one evaluation: the evaluation's own settings win."""
@@ -586,7 +662,7 @@ class ScrambleEvaluator:
         """Solve every start cube with this evaluator's solver. ``mcts``: ``play_greedy`` with
         this evaluator's model, device, seed and c_puct, all cubes in one lockstep batch (the
         original's evaluation, unchanged); the others through ``Solvers.solve_cubes``."""
-        start_cubes = np.asarray(start_cubes, dtype=np.int8).reshape(-1, NUM_STICKERS)
+        start_cubes = np.asarray(start_cubes, dtype=np.int8).reshape(-1, self.puzzle.num_stickers)
         n = max(len(start_cubes), 1)
         if self.workers is not None:
             opts = self.options(num_simulations, max_episode_steps)
@@ -600,6 +676,7 @@ class ScrambleEvaluator:
                     max_episode_steps,
                     self.seed,
                     self.c_puct,
+                    puzzle=self.puzzle.name,
                 )
             )
         elif self.solver == "mcts":
@@ -622,7 +699,7 @@ class ScrambleEvaluator:
             )
         else:
             run = self._solve(start_cubes, self.options(num_simulations, max_episode_steps), progress, desc)
-        if not np.array_equal(replay_solved(run.start_cubes, run.actions), run.solved):
+        if not np.array_equal(replay_solved(run.start_cubes, run.actions, self.puzzle), run.solved):
             raise RuntimeError(f"the {self.solver} solver reported a solve that its moves do not replay")
         self.last_run = run
         return run
@@ -638,7 +715,9 @@ class ScrambleEvaluator:
         with tqdm(total=len(cubes), desc=desc, unit="cube", leave=False, disable=not progress) as bar:
             for lo in range(0, len(cubes), max(chunk, 1)):
                 part = cubes[lo : lo + chunk]
-                results += solve_cubes(self.solver, part, model=self.model, options=opts, device=self.device)
+                results += solve_cubes(
+                    self.solver, part, model=self.model, options=opts, device=self.device, puzzle=self.puzzle
+                )
                 bar.update(len(part))
         nodes = np.array([r.nodes for r in results], dtype=np.int64)
         return SolverRun(
@@ -660,13 +739,19 @@ class ScrambleEvaluator:
 
         Returns and saves ``<log_dir>/eval_scramble_result.json``: one dict per length with
         ``scramble_len``, ``solve_rate`` (the original's keys), ``episodes``, ``solved``,
-        ``mean_length``, ``mean_optimal`` and ``mean_ratio_to_optimal`` (see ``summarize``).
+        ``mean_length``, ``mean_optimal`` and ``mean_ratio_to_optimal`` (see ``summarize``; the
+        3x3: also ``mean_kociemba`` and ``mean_ratio_to_kociemba``).
         """
-        cubes = scramble_range_cubes(self.seed, self.n_runs, min_len, max_len)
+        cubes = scramble_range_cubes(self.seed, self.n_runs, min_len, max_len, self.puzzle)
         run = self.play(cubes, num_simulations, max_episode_steps, progress, desc=f"eval lengths {min_len}-{max_len}")
-        self.results = scramble_range_rows(run, get_solver().batch_distance(cubes), min_len, self.n_runs)
+        optimal, kociemba = self.lengths_of(cubes)
+        self.results = scramble_range_rows(run, optimal, min_len, self.n_runs, kociemba)
         self.settings = search_settings(
-            self.n_runs, num_simulations, max_episode_steps, **self.solver_settings(num_simulations, max_episode_steps)
+            self.n_runs,
+            num_simulations,
+            max_episode_steps,
+            **self.solver_settings(num_simulations, max_episode_steps),
+            **({} if self.puzzle.name == "2x2" else {"puzzle": self.puzzle.name}),
         )
         write_json(os.path.join(self.log_dir, SCRAMBLE_RESULT_FILE), self.results)
         return self.results
@@ -693,6 +778,7 @@ class ScrambleEvaluator:
         distance measures difficulty exactly. Returns and saves
         ``<log_dir>/eval_by_distance.json``: ``{"settings", "by_distance": [...], "overall"}``.
         """
+        self._need_exact("evaluation by distance")
         cubes, optimal = distance_cubes(self.seed, self.n_runs, min_dist, max_dist)
         run = self.play(
             cubes, num_simulations, max_episode_steps, progress, desc=f"eval distances {min_dist}-{max_dist}"
@@ -730,6 +816,7 @@ class ScrambleEvaluator:
         at most ``limit`` of the positions at distances 13-14. Raises ``AllPositionsError``
         when the greedy table mode gets a network that is not orientation-invariant.
         """
+        self._need_exact("evaluation against every position")
         from All_Positions import cubes_at
 
         start_time = time.perf_counter()
@@ -801,13 +888,16 @@ class ScrambleEvaluator:
     ) -> list[dict]:
         """Solve ``(line number, text, actions)`` scrambles (see ``read_scramble_file``) in one
         batch: ``scramble_file_records``."""
-        cubes = np.stack([apply_moves(SOLVED_STICKERS, moves) for _, _, moves in scrambles])
+        cubes = np.stack([self.puzzle.replay(self.puzzle.solved, moves) for _, _, moves in scrambles])
         run = self.play(cubes, num_simulations, max_episode_steps, progress, desc="eval scramble file")
-        return scramble_file_records(run, scrambles, get_solver().batch_distance(cubes))
+        return scramble_file_records(run, scrambles, *self.lengths_of(cubes))
 
     def overall(self) -> dict:
-        """``summarize`` of every episode of the latest call."""
+        """``summarize`` of every episode of the latest call (the 3x3: against the kociemba
+        lengths that call computed)."""
         run = self.last_run
+        if self.puzzle.reference != "optimal":
+            return summarize(run.solved, run.lengths, None, *_run_costs(run), kociemba=self.last_kociemba)
         return summarize(run.solved, run.lengths, get_solver().batch_distance(run.start_cubes), *_run_costs(run))
 
     def _load(self, filename: str):
@@ -821,8 +911,9 @@ class ScrambleEvaluator:
 def _settings_text(settings: dict | None, each: str = "episodes each") -> str:
     if not settings:
         return ""
+    puzzle = f"{settings['puzzle']}, " if "puzzle" in settings else ""  # only beside the 2x2, the default
     return (
-        f"\n({settings['runs_per_distance']} {each}, {solver_text(settings.get('solver', 'mcts'), settings['num_simulations'])}, "  # noqa: E501
+        f"\n({puzzle}{settings['runs_per_distance']} {each}, {solver_text(settings.get('solver', 'mcts'), settings['num_simulations'])}, "  # noqa: E501
         f"{settings['max_episode_steps']} moves max)"
     )
 
@@ -845,8 +936,8 @@ def _bars(ax, xs, ys, color, label_format, all_xs=None) -> None:
     ax.grid(axis="y", alpha=0.3)
 
 
-def _ratio_panel(ax, xs, ratios, xlabel: str) -> None:
-    """Mean solution length / optimal length; a missing value (nothing solved) is no bar."""
+def _ratio_panel(ax, xs, ratios, xlabel: str, reference: str = "optimal") -> None:
+    """Mean solution length / optimal (or kociemba's) length; a missing value (nothing solved) is no bar."""
     present = [(x, r) for x, r in zip(xs, ratios) if r is not None]
     if present:
         _bars(ax, [x for x, _ in present], [r for _, r in present], "tab:orange", "{:.2f}", all_xs=xs)
@@ -854,10 +945,10 @@ def _ratio_panel(ax, xs, ratios, xlabel: str) -> None:
     else:
         ax.text(0.5, 0.5, "no solved episodes (or no length data)", ha="center", va="center", transform=ax.transAxes)
         ax.set_xticks(xs)
-    ax.axhline(1.0, color="black", linewidth=1, linestyle="--", label="optimal")
+    ax.axhline(1.0, color="black", linewidth=1, linestyle="--", label=reference)
     ax.set_xlabel(xlabel)
-    ax.set_ylabel("moves played / optimal moves")
-    ax.set_title("Solution length / optimal (solved episodes)")
+    ax.set_ylabel(f"moves played / {reference} moves")
+    ax.set_title(f"Solution length / {reference} (solved episodes)")
     ax.legend(loc="lower right")
 
 
@@ -923,6 +1014,7 @@ def _pct(rate: float) -> str:
 def parse_args(argv=None) -> argparse.Namespace:
     p = Cli.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
     g = p.add_argument_group("what to evaluate (defaults = the original project)")
+    add_puzzle_flag(g)
     g.add_argument("--min-len", type=Cli.scramble_len, default=1, help="shortest scramble length evaluated")
     g.add_argument("--max-len", type=Cli.scramble_len, default=20, help="longest scramble length evaluated")
     g.add_argument(
@@ -960,8 +1052,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     g.add_argument(
         "--max-steps",
         type=Cli.move_limit,
-        default=MAX_MOVES,
-        help="moves allowed per episode before it counts as unsolved",
+        default=None,
+        help=f"moves allowed per episode before it counts as unsolved (default: {MAX_MOVES}; "
+        f"{get_puzzle('3x3').default_max_moves} for the 3x3)",
     )
     g.add_argument("--c-puct", type=Cli.positive_float, default=C_PUCT, help="PUCT exploration constant")
     g = p.add_argument_group("run")
@@ -999,7 +1092,13 @@ def parse_args(argv=None) -> argparse.Namespace:
     )
     g.add_argument("--limit", type=int, default=None, help=argparse.SUPPRESS)  # tests: cap the positions at 13-14
     args = p.parse_args(argv)
+    if args.max_steps is None:
+        args.max_steps = get_puzzle(args.puzzle).default_max_moves
+    exact = get_puzzle(args.puzzle).reference == "optimal"
     more_checks = [
+        (exact or not args.by_distance, f"--by-distance needs the 2x2's exact distances; the {args.puzzle} has none"),
+        (exact or not args.all_positions, f"--all-positions is the 2x2's; the {args.puzzle} has too many positions"),
+        (solver_puzzle_problem(args.solver, args.puzzle) is None, solver_puzzle_problem(args.solver, args.puzzle)),
         (not (args.all_positions and (args.by_distance or args.scrambles)), "--all-positions is a mode of its own"),
         (args.sample is None or args.all_positions, "--sample is for --all-positions"),
         (args.sample is None or args.sample >= 1, "--sample must be at least 1"),
@@ -1051,6 +1150,7 @@ def main(argv=None) -> int:
             solver=args.solver,
             solver_options=options_from_args(args),
             workers=Workers.from_args(args),
+            puzzle=args.puzzle,
         )
     except (CheckpointError, DeviceError, ScrambleFileError, OutputError, Workers.WorkerError) as exc:
         return fail(exc)
@@ -1063,6 +1163,9 @@ def main(argv=None) -> int:
     else:
         shown = solver_settings(args.solver, evaluator.options(args.sims, args.max_steps))
         search = f"solver {args.solver}: " + ", ".join(f"{k}={v}" for k, v in shown.items())
+    if args.puzzle != "2x2":
+        search = f"{args.puzzle}, {search}"
+    ref = evaluator.puzzle.reference  # "optimal" (2x2) or "kociemba" (3x3): the lengths solutions are measured by
 
     if args.all_positions:
         try:
@@ -1120,14 +1223,14 @@ def main(argv=None) -> int:
         shown = records[:50]  # a large test set stays readable: the JSON has everything
         print(
             format_table(
-                ["line", "scramble", "solved", "moves", "optimal", "solution"],
+                ["line", "scramble", "solved", "moves", ref, "solution"],
                 [
                     [
                         r["line"],
                         r["scramble"],
                         "yes" if r["solved"] else "no",
                         r["length"],
-                        r["optimal"],
+                        r[ref],
                         r["solution"] or "(none)",
                     ]
                     for r in shown
@@ -1137,14 +1240,16 @@ def main(argv=None) -> int:
         )
         if len(records) > len(shown):
             print(f"... {len(records) - len(shown)} more lines in {out}")
-        stats = summarize(
-            np.array([r["solved"] for r in records]),
-            np.array([r["length"] for r in records]),
-            np.array([r["optimal"] for r in records]),
+        solved, lengths = np.array([r["solved"] for r in records]), np.array([r["length"] for r in records])
+        reference = np.array([r[ref] for r in records])
+        stats = (
+            summarize(solved, lengths, reference)
+            if ref == "optimal"
+            else summarize(solved, lengths, None, **{ref: reference})
         )
         print(
             f"Solved {stats['solved']}/{stats['episodes']} ({_pct(stats['solve_rate'])}); mean moves {_cell(stats['mean_length'])}, "  # noqa: E501
-            f"mean moves/optimal {_cell(stats['mean_ratio_to_optimal'])} (solved scrambles)."
+            f"mean moves/{ref} {_cell(stats[f'mean_ratio_to_{ref}'])} (solved scrambles)."
         )
         write_json(out, records)
         print(f"Saved {out}.")
@@ -1181,7 +1286,7 @@ def main(argv=None) -> int:
         results = evaluator.evaluate_scramble_range(args.min_len, args.max_len, args.sims, args.max_steps, progress)
         print(
             format_table(
-                ["scramble len", "episodes", "solved", "solve rate", "mean moves", "mean optimal", "moves/optimal"],
+                ["scramble len", "episodes", "solved", "solve rate", "mean moves", f"mean {ref}", f"moves/{ref}"],
                 [
                     [
                         r["scramble_len"],
@@ -1189,8 +1294,8 @@ def main(argv=None) -> int:
                         r["solved"],
                         _pct(r["solve_rate"]),
                         r["mean_length"],
-                        r["mean_optimal"],
-                        r["mean_ratio_to_optimal"],
+                        r[f"mean_{ref}"],
+                        r[f"mean_ratio_to_{ref}"],
                     ]
                     for r in results
                 ],
@@ -1198,7 +1303,7 @@ def main(argv=None) -> int:
         )
         o = evaluator.overall()
         print(
-            f"Overall: solved {o['solved']}/{o['episodes']} ({_pct(o['solve_rate'])}); mean moves/optimal {_cell(o['mean_ratio_to_optimal'])}."  # noqa: E501
+            f"Overall: solved {o['solved']}/{o['episodes']} ({_pct(o['solve_rate'])}); mean moves/{ref} {_cell(o[f'mean_ratio_to_{ref}'])}."  # noqa: E501
         )
         chart = evaluator.plot_scramble_results()
         print(f"Saved {os.path.join(args.log_dir, SCRAMBLE_RESULT_FILE)} and {chart}.")

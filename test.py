@@ -11,6 +11,11 @@ seed is given one is drawn and printed, so any run can be repeated), or with an 
 ``greedy``, ``beam``, ``astar``, ``bestfirst`` (no model needed) or ``gumbel`` (see
 ``Solvers.py``); the moves are then printed one by one the same way. Every run ends with the
 states the solver generated (MCTS: simulations) and the seconds it took.
+
+``--puzzle 3x3`` plays the 3x3 instead (``--solver`` greedy, beam, astar or bestfirst; mcts and
+gumbel search the 2x2 only so far), with ``pretrained/rubik3x3_policy_value.pt`` or
+``--checkpoint``; the reference length is then kociemba's two-phase solution in quarter turns
+(``kociemba`` in the JSON), there being no exact optimal solver for it.
 """
 
 from __future__ import annotations
@@ -37,9 +42,17 @@ from Cli import (
 )
 from Policy_Value_Net import CheckpointError, PolicyValueNet
 from Policy_Value_Net import load_model as _load_model
-from Rubik2x2Env import MOVE_NAMES, Rubik2x2Env, format_moves, is_solved, parse_moves
+from Puzzles import Puzzle, add_puzzle_flag, get_puzzle
+from Rubik2x2Env import MOVE_NAMES, format_moves, parse_moves
 from Self_Play import greedy_solve
-from Solvers import NETWORK_SOLVERS, SolverOptions, add_solver_arguments, options_from_args, solve_cubes
+from Solvers import (
+    NETWORK_SOLVERS,
+    SolverOptions,
+    add_solver_arguments,
+    options_from_args,
+    solve_cubes,
+    solver_puzzle_problem,
+)
 
 
 def load_model(path: str, device) -> PolicyValueNet:
@@ -76,6 +89,7 @@ def run_one_episode(
     out=print,
     solver="mcts",
     options: SolverOptions | None = None,
+    puzzle: Puzzle | str | None = None,
 ) -> dict:
     """Scramble a cube and solve it with greedy MCTS, printing each step through ``out``
     (``None``: silent). Returns ``{scramble, scramble_moves, solution, actions, solved,
@@ -87,17 +101,23 @@ def run_one_episode(
     ``Solvers.solve_cubes`` finds the moves (``options``; simulations, move limit and c_puct
     from the arguments here), then they are played and printed the same way. ``nodes``: the
     states the solver generated (MCTS: simulations); ``seconds``: time spent searching.
+    ``puzzle`` (default the 2x2): the 3x3 has no ``optimal`` (None) but ``kociemba``, the length
+    of kociemba's solution in quarter turns.
     """
     say = out if out is not None else (lambda *_: None)
-    env = Rubik2x2Env(scramble_len=scramble_len, max_steps=max_steps, use_action_mask=True)
+    puzzle = get_puzzle(puzzle)
+    env = puzzle.make_env(scramble_len=scramble_len, max_steps=max_steps, use_action_mask=True)
     _, info = env.reset(seed=seed, options=None if scramble is None else {"scramble": scramble})
     scramble_text = info["scramble"]
-    optimal = optimal_length(env.stickers)
+    exact = puzzle.reference == "optimal"
+    optimal = optimal_length(env.stickers) if exact else None
+    reference = None if exact else int(puzzle.reference_lengths(env.stickers)[0])
 
     n_scramble = len(parse_moves(scramble_text))
     say(
         f"Scramble ({_moves(n_scramble)}): {scramble_text or '(none)'}"
         + ("" if optimal is None else f"   [optimal solution: {_moves(optimal)}]")
+        + ("" if reference is None else f"   [{puzzle.reference}: {_moves(reference)}]")
     )
     say("Initial state:")
     say(env.as_ascii())
@@ -110,6 +130,9 @@ def run_one_episode(
         say(env.as_ascii())
 
     seconds = 0.0
+    problem = solver_puzzle_problem(solver, puzzle)
+    if problem:
+        raise ValueError(problem)
     if solver == "mcts":
         moves = greedy_solve(model, env, num_simulations, max_steps, device=device, c_puct=c_puct)
         while True:
@@ -122,21 +145,22 @@ def run_one_episode(
         nodes = len(actions) * num_simulations
     else:
         opts = dataclasses.replace(options or SolverOptions(), sims=num_simulations, max_moves=max_steps, c_puct=c_puct)
-        [result] = solve_cubes(solver, env.stickers, model=model, options=opts, device=device)
+        [result] = solve_cubes(solver, env.stickers, model=model, options=opts, device=device, puzzle=puzzle)
         nodes, seconds = result.nodes, result.seconds
         for action in result.moves:
             env.step(action)
             show(action)
-    solved = is_solved(env.cube)
+    solved = puzzle.model.is_solved(env.cube)
     say("")
     if solved:
         extra = "" if optimal is None else f" (optimal: {optimal})"
+        extra += "" if reference is None else f" ({puzzle.reference}: {reference})"
         say(f"Solved in {_moves(len(actions))}{extra}: {format_moves(actions) or '(already solved)'}")
     else:
         say(f"Not solved within {_moves(max_steps)}.")
     unit = "simulations" if solver in ("mcts", "gumbel") else "states generated"
     say(f"Search ({solver}): {nodes:,} {unit} in {seconds:.3f} s.")
-    return {
+    record = {
         "scramble": scramble_text,
         "scramble_moves": n_scramble,
         "solution": format_moves(actions),
@@ -149,6 +173,9 @@ def run_one_episode(
         "nodes": int(nodes),
         "seconds": round(float(seconds), 6),
     }
+    if not exact:
+        record.update(puzzle=puzzle.name, **{puzzle.reference: reference})
+    return record
 
 
 # --------------------------------------------------------------------------- command line
@@ -164,6 +191,7 @@ def _move_string(text: str) -> str:
 def parse_args(argv=None) -> argparse.Namespace:
     p = Cli.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
     g = p.add_argument_group("the cube")
+    add_puzzle_flag(g)
     g.add_argument(
         "--scramble-len", type=Cli.scramble_len, default=5, help="random scramble moves (ignored with --scramble)"
     )
@@ -175,7 +203,13 @@ def parse_args(argv=None) -> argparse.Namespace:
     )
     g = p.add_argument_group("search")
     g.add_argument("--sims", type=Cli.simulations, default=200, help="MCTS simulations per move")
-    g.add_argument("--max-steps", type=Cli.move_limit, default=MAX_MOVES, help="moves allowed before giving up")
+    g.add_argument(
+        "--max-steps",
+        type=Cli.move_limit,
+        default=None,
+        help=f"moves allowed before giving up (default: {MAX_MOVES}; "
+        f"{get_puzzle('3x3').default_max_moves} for the 3x3)",
+    )
     g.add_argument("--c-puct", type=Cli.positive_float, default=C_PUCT, help="PUCT exploration constant")
     g = p.add_argument_group("run")
     add_checkpoint_flag(g)
@@ -187,6 +221,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     )
     add_solver_arguments(p)
     args = p.parse_args(argv)
+    if args.max_steps is None:
+        args.max_steps = get_puzzle(args.puzzle).default_max_moves
     checks = [
         (args.scramble_len >= 0, "--scramble-len must be at least 0"),
         (args.sims >= 1, "--sims must be at least 1"),
@@ -197,6 +233,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     for ok, message in checks:
         if not ok:
             p.error(message)
+    problem = solver_puzzle_problem(args.solver, args.puzzle)
+    if problem:
+        p.error(problem)
     return args
 
 
@@ -208,7 +247,7 @@ def main(argv=None) -> int:
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     try:
         if args.solver in NETWORK_SOLVERS:
-            model, path, device = load_script_model(args.checkpoint, args.device)
+            model, path, device = load_script_model(args.checkpoint, args.device, args.puzzle)
         else:  # bestfirst: a hand heuristic, no network
             model, path, device = None, None, resolve_device(args.device)
     except (CheckpointError, DeviceError) as exc:
@@ -233,6 +272,7 @@ def main(argv=None) -> int:
         out=out,
         solver=args.solver,
         options=options_from_args(args),
+        puzzle=args.puzzle,
     )
     if args.json:
         record.update(checkpoint=path, device=str(device), num_simulations=args.sims, max_steps=args.max_steps)

@@ -1,8 +1,8 @@
 """Shared test setup: import paths and the cube test vectors.
 
-The vectors live in ``../shared/vectors/cube2x2.json`` beside the repository (CI clones the
-repo with ``shared`` next to it); ``tests/vectors/cube2x2.json`` is a copy for checkouts
-without it. A test module may define its own ``vectors`` fixture (test_optimal_solver does):
+The vectors live in ``../shared/vectors/cube2x2.json`` (and ``cube3x3.json``) beside the
+repository (CI clones the repo with ``shared`` next to it); ``tests/vectors/`` holds copies for
+checkouts without it. A test module may define its own ``vectors`` fixture (test_optimal_solver does):
 pytest then uses that one for the module.
 """
 
@@ -21,18 +21,24 @@ for folder in (REPO, TESTS):  # the flat project modules, and reference_mcts
         sys.path.insert(0, str(folder))
 
 VECTOR_PATHS = (REPO.parent / "shared" / "vectors" / "cube2x2.json", TESTS / "vectors" / "cube2x2.json")
+VECTOR_PATHS_3X3 = tuple(p.with_name("cube3x3.json") for p in VECTOR_PATHS)
 
 
-def load_vectors() -> dict:
-    path = next((p for p in VECTOR_PATHS if p.is_file()), None)
+def load_vectors(paths=VECTOR_PATHS) -> dict:
+    path = next((p for p in paths if p.is_file()), None)
     if path is None:
-        raise FileNotFoundError(f"cube test vectors not found in {[str(p) for p in VECTOR_PATHS]}")
+        raise FileNotFoundError(f"cube test vectors not found in {[str(p) for p in paths]}")
     return json.loads(path.read_text())
 
 
 @pytest.fixture(scope="session")
 def vectors() -> dict:
     return load_vectors()
+
+
+@pytest.fixture(scope="session")
+def vectors3x3() -> dict:
+    return load_vectors(VECTOR_PATHS_3X3)
 
 
 def make_checkpoint(path: Path, neutral: bool = False) -> Path:

@@ -1,0 +1,192 @@
+"""The puzzles the engine solves, described by data: ``PUZZLES = {"2x2": ..., "3x3": ...}``.
+
+A solver, the evaluation or a script never asks which cube it has; it reads a ``Puzzle``: how
+many stickers, the 12 move permutations, the solved stickers, the solved test, the network's
+encoding, the state keys, the mask rule, move strings, the ASCII net, how a value reads as
+moves, the default move limit, and where the reference lengths come from (the exact optimal
+solver for the 2x2, ``kociemba``'s two-phase solver for the 3x3). The 2x2 is the default
+everywhere, and every 2x2 path reads the same arrays and functions as before, so its results
+are unchanged.
+
+``add_puzzle_flag(parser)`` adds ``--puzzle 2x2|3x3``; ``get_puzzle(name)`` looks one up.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass, field
+
+import numpy as np
+
+import Cube_Model
+import Rubik2x2Env
+import Rubik3x3Env
+from Cube_Model import CubeModel
+
+DEFAULT_PUZZLE = "2x2"
+#: The value scale of every target and reading: a cube d moves from solved is worth
+#: ``1 - 0.03 d`` (the original's episode reward ``max(0.4, 1 - 0.03 n)``).
+VALUE_PER_MOVE = 0.03
+
+
+@dataclass(frozen=True)
+class Puzzle:
+    """One cube as the engine sees it. Arrays are read-only; functions are batched over rows of
+    ``(B, num_stickers)`` arrays unless their name says otherwise (``replay``: one cube)."""
+
+    name: str  # "2x2", "3x3": the --puzzle value
+    model: CubeModel = field(repr=False)  # the sticker permutations and helpers of this size
+    env_class: type = field(repr=False)  # the Gymnasium env (registered as env_id)
+    env_id: str
+    #: The network's value reads ``v = 1 - value_per_move * d`` for a cube ``d`` moves from solved
+    #: (the original's 2x2 target; the 3x3's distances, at most 26 quarter turns, stay above 0.2).
+    value_per_move: float
+    default_max_moves: int  # moves per solve (greedy, mcts) and beam depth when no flag says otherwise
+    checkpoint: str  # the model file name scripts look for (./NAME, else pretrained/NAME)
+    reference: str  # what reference lengths are: "optimal" (exact) or "kociemba" (two-phase, upper bound)
+
+    # -- sizes and tables -------------------------------------------------------------
+    @property
+    def size(self) -> int:
+        return self.model.n
+
+    @property
+    def num_stickers(self) -> int:
+        return self.model.num_stickers
+
+    @property
+    def num_actions(self) -> int:
+        return Cube_Model.NUM_ACTIONS
+
+    @property
+    def obs_dim(self) -> int:
+        """Network inputs: every sticker one-hot over 6 colours."""
+        return self.model.obs_dim
+
+    @property
+    def move_perms(self) -> np.ndarray:
+        """``(12, num_stickers)``: ``new = old[move_perms[a]]``."""
+        return self.model.move_perms
+
+    @property
+    def solved(self) -> np.ndarray:
+        """``(num_stickers,)`` int8: the solved stickers."""
+        return self.model.solved
+
+    @property
+    def key_dtype(self) -> np.dtype:
+        return self.model.key_dtype
+
+    @property
+    def move_names(self) -> tuple[str, ...]:
+        return Cube_Model.MOVE_NAMES
+
+    # -- batched functions ------------------------------------------------------------
+    def apply(self, cubes: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        """``actions[i]`` applied to ``cubes[i]``."""
+        return self.model.batch_apply_moves(cubes, actions)
+
+    def is_solved(self, cubes: np.ndarray) -> np.ndarray:
+        return self.model.batch_is_solved(cubes)
+
+    def uniform_faces(self, cubes: np.ndarray) -> np.ndarray:
+        return self.model.uniform_faces(cubes)
+
+    def encode(self, cubes: np.ndarray) -> np.ndarray:
+        """``(B, obs_dim)`` float32: the network's input."""
+        return self.model.batch_onehot(cubes)
+
+    def state_keys(self, cubes: np.ndarray) -> np.ndarray:
+        """``(B,)`` exact keys of ``key_dtype`` (int64 for the 2x2)."""
+        return self.model.batch_state_keys(cubes)
+
+    def scramble(self, rng: np.random.Generator, batch: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """``batch`` cubes of ``k`` random moves each, and the moves."""
+        return self.model.batch_scramble(rng, batch, k)
+
+    def replay(self, cube: np.ndarray, actions) -> np.ndarray:
+        """One cube after a sequence of actions."""
+        return self.model.apply_moves(cube, actions)
+
+    # -- the shared rules, as every puzzle has them -----------------------------------------
+    # (Class attributes, not fields: the 12 actions and their rules are the same for every cube.)
+    legal_action_mask = staticmethod(Cube_Model.legal_action_mask)
+    next_face_count = staticmethod(Cube_Model.next_face_count)
+    parse_moves = staticmethod(Cube_Model.parse_moves)
+    format_moves = staticmethod(Cube_Model.format_moves)
+
+    def as_ascii(self, cube: np.ndarray) -> str:
+        return self.model.as_ascii(cube)
+
+    def make_env(self, **kwargs):
+        """A new env of this puzzle (the constructor's keyword arguments)."""
+        return self.env_class(**kwargs)
+
+    def reference_lengths(self, cubes: np.ndarray) -> np.ndarray:
+        """``(B,)`` int64 quarter-turn lengths to measure solutions against: the true distance
+        (2x2, ``Optimal_Solver``) or kociemba's two-phase solution (3x3, an upper bound)."""
+        cubes = np.asarray(cubes, dtype=np.int8).reshape(-1, self.num_stickers)
+        if self.reference == "optimal":
+            from Optimal_Solver import get_solver
+
+            return get_solver().batch_distance(cubes)
+        from Kociemba_Solver import solution_lengths
+
+        return solution_lengths(cubes)
+
+
+PUZZLES = {
+    "2x2": Puzzle(
+        name="2x2",
+        model=Rubik2x2Env.MODEL,
+        env_class=Rubik2x2Env.Rubik2x2Env,
+        env_id=Rubik2x2Env.ENV_ID,
+        value_per_move=VALUE_PER_MOVE,
+        default_max_moves=40,
+        checkpoint="rubik_policy_value.pt",
+        reference="optimal",
+    ),
+    "3x3": Puzzle(
+        name="3x3",
+        model=Rubik3x3Env.MODEL,
+        env_class=Rubik3x3Env.Rubik3x3Env,
+        env_id=Rubik3x3Env.ENV_ID,
+        value_per_move=VALUE_PER_MOVE,
+        # Random 3x3 states are up to 26 quarter turns from solved (kociemba's solutions about
+        # 21-24 half turns, ~28-31 quarter turns): room for solutions a weak value makes longer.
+        default_max_moves=100,
+        checkpoint="rubik3x3_policy_value.pt",
+        reference="kociemba",
+    ),
+}
+PUZZLE_NAMES = tuple(PUZZLES)
+
+
+def get_puzzle(puzzle: str | Puzzle | None = None) -> Puzzle:
+    """``PUZZLES[name]`` (None: the 2x2; a ``Puzzle`` is returned as it is). Raises ValueError
+    naming the choices for an unknown name."""
+    if isinstance(puzzle, Puzzle):
+        return puzzle
+    name = DEFAULT_PUZZLE if puzzle is None else puzzle
+    if name not in PUZZLES:
+        raise ValueError(f"unknown puzzle {name!r}; choose one of {', '.join(PUZZLE_NAMES)}")
+    return PUZZLES[name]
+
+
+def puzzle_name(text: str) -> str:
+    """argparse type of ``--puzzle``: one of ``PUZZLE_NAMES``."""
+    if text not in PUZZLES:
+        raise argparse.ArgumentTypeError(f"must be one of {', '.join(PUZZLE_NAMES)}, got {text!r}")
+    return text
+
+
+def add_puzzle_flag(group) -> None:
+    """``--puzzle 2x2|3x3`` (default 2x2). A bad value is one line on stderr and exit status 2
+    with ``Cli.ArgumentParser``."""
+    group.add_argument(
+        "--puzzle",
+        type=puzzle_name,
+        default=DEFAULT_PUZZLE,
+        metavar="|".join(PUZZLE_NAMES),
+        help="which cube: the 2x2 (the original) or the 3x3",
+    )
