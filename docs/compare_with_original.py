@@ -77,7 +77,7 @@ def main(argv=None) -> int:
         help="run folder of our model trained with the original recipe",
     )
     p.add_argument(
-        "--shipped", type=Cli.nonempty_path, default="pretrained/training_logs", help="run folder of the shipped model"
+        "--shipped", type=Cli.nonempty_path, default="pretrained/symmetry_lookahead", help="run folder of the shipped model"
     )
     p.add_argument(
         "--out", type=Cli.nonempty_path, default="pretrained/comparison_with_original.png", help="PNG to write"

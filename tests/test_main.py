@@ -7,7 +7,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 import torch
@@ -135,7 +134,6 @@ def test_bad_flags_exit_2(tmp_path):
 
 # ---------------------------------------------------------------- end to end
 def test_tiny_run_writes_every_output(tmp_path):
-    start = time.time()
     out = run_main(
         tmp_path,
         "--num-iters",
@@ -150,7 +148,6 @@ def test_tiny_run_writes_every_output(tmp_path):
         "3",
     )
     assert out.returncode == 0, out.stderr
-    assert time.time() - start < 60
     lines = [l for l in out.stdout.splitlines() if l.startswith("iter ")]
     assert len(lines) == 3
     for field in ("len", "sims", "T ", "solve", "loss", "samples", "sims/s", "total"):
