@@ -28,8 +28,8 @@ CONFIGS = {
     MCTS: ("mcts", S.SolverOptions(sims=200)),
     "astar batch 1, lambda 0.6": ("astar", S.SolverOptions(astar_batch=1, astar_lambda=0.6)),
     "astar batch 10, lambda 0.6": ("astar", S.SolverOptions(astar_batch=10, astar_lambda=0.6)),
-    "beam width 32 (value)": ("beam", S.SolverOptions(beam_width=32)),
-    "beam width 64 (value)": ("beam", S.SolverOptions(beam_width=64)),
+    "beam width 2 (value)": ("beam", S.SolverOptions(beam_width=2)),
+    "beam width 8 (value)": ("beam", S.SolverOptions(beam_width=8)),
     "beam width 16 (policy)": ("beam", S.SolverOptions(beam_width=16, beam_rank="policy")),
     "greedy": ("greedy", S.SolverOptions()),
 }

@@ -77,7 +77,10 @@ def main(argv=None) -> int:
         help="run folder of our model trained with the original recipe",
     )
     p.add_argument(
-        "--shipped", type=Cli.nonempty_path, default="pretrained/symmetry_lookahead", help="run folder of the shipped model"
+        "--shipped",
+        type=Cli.nonempty_path,
+        default="pretrained/symmetry_lookahead",
+        help="run folder of the lookahead model (shipped before the exact recipe)",
     )
     p.add_argument(
         "--out", type=Cli.nonempty_path, default="pretrained/comparison_with_original.png", help="PNG to write"
