@@ -52,46 +52,37 @@ TARGET_SOURCES = ("selfplay", "lookahead", "sweep", *SEED_TARGETS)
 LR_SCHEDULES = ("constant", "cosine")
 
 #: Named presets (``--recipe``): flag values, as argparse destinations, that work together.
+_SWEEP = dict(
+    targets="sweep",
+    canonical_symmetry=True,
+    keep_optimizer=True,
+    value_loss="logit",
+    value_weight=30.0,
+    policy_temperature=0.5,
+    states_per_iter=65536,
+    start_scramble_len=20,
+    epochs=2,
+    batch_size=1024,
+    lr=5e-4,
+    lr_schedule="cosine",
+    lr_end=1e-5,
+    warmup_iters=2,
+    num_iters=40,
+    eval_sims=200,
+)
 RECIPES = {
-    "sweep": dict(
-        targets="sweep",
-        canonical_symmetry=True,
-        keep_optimizer=True,
-        value_loss="logit",
-        value_weight=30.0,
-        policy_temperature=0.5,
-        states_per_iter=65536,
-        start_scramble_len=20,
-        epochs=2,
-        batch_size=1024,
-        lr=5e-4,
-        lr_schedule="cosine",
-        lr_end=1e-5,
-        warmup_iters=2,
-        num_iters=40,
-        eval_sims=200,
-    ),
+    "sweep": _SWEEP,
     # The sweep with a distance-classifying value head (--value-loss distance): a class is
     # right or wrong, and the Bellman backup of right classes is exact, where the scalar
     # sweep's values compressed beyond 7 moves (docs/sweep_recipe.md).
     "exact": dict(
-        targets="sweep",
-        canonical_symmetry=True,
-        keep_optimizer=True,
+        _SWEEP,
         value_loss="distance",
         distance_classes=20,
         value_weight=6.0,
-        policy_temperature=0.5,
-        states_per_iter=65536,
-        start_scramble_len=20,
-        epochs=2,
-        batch_size=1024,
         lr=1e-3,
-        lr_schedule="cosine",
-        lr_end=1e-5,
         warmup_iters=1,
         num_iters=70,
-        eval_sims=200,
     ),
 }
 
