@@ -55,12 +55,14 @@ import numpy as np
 import torch
 
 from MCTS_Core import UNVISITED, Evaluator, NetworkEvaluator
+from Policy_Value_Net import eval_mode
 from Rubik2x2Env import (
     NO_ACTION,
     NUM_ACTIONS,
     NUM_STICKERS,
     batch_apply_moves,
     batch_is_solved,
+    batch_scramble,
     legal_action_mask,
     next_face_count,
 )
@@ -320,12 +322,47 @@ class _GumbelTree:
 
 
 # --------------------------------------------------------------------------- episodes
+#: Value targets that read the search (``main.py --value-target``), beyond ``Self_Play.VALUE_TARGETS``.
+SEARCH_VALUE_TARGETS = ("search", "bootstrap")
+BOOTSTRAP_STEPS = 4  # default n of the n-step target (main.py --bootstrap-steps)
+
+
+def bootstrap_returns(root_values: np.ndarray, solved: bool, steps: int, step_reward: float = STEP_REWARD):
+    """``[n]`` float32 n-step return of each of the n searched states of one episode.
+
+    The state t moves in gets ``k * step_reward + V(t + k)`` with ``k = min(steps, moves left)``:
+    the moves actually played, each costing ``step_reward`` as in the search, then the value of
+    the state reached. That value is 1 for the solved cube that ends a solved episode, else the
+    root value of the search from that state (an unsolved episode's last searched state is as
+    far as it can look). ``steps=0`` is the search's root value itself; a solved episode with
+    ``steps >= n`` gives ``1 + step_reward * moves to go``, the value scale's exact distance along
+    the path played. Clipped to [-1, 1], the range of the network's tanh value.
+    """
+    values = np.asarray(root_values, dtype=np.float64)
+    n = len(values)
+    end = n if solved else n - 1  # the last state whose value is known
+    t = np.arange(n)
+    reach = np.minimum(t + steps, end)  # [n] the state each target bootstraps from
+    tail = np.where(reach == n, 1.0, values[np.minimum(reach, n - 1)])
+    return np.clip((reach - t) * step_reward + tail, -1.0, 1.0).astype(np.float32)
+
+
 @dataclass
 class GumbelEpisodeResults(EpisodeResults):
     """``Self_Play.EpisodeResults`` (``policies`` are the Gumbel policy targets) plus the root
     value estimate of every searched state."""
 
     root_values: list[np.ndarray] = field(default_factory=list)  # per episode: [n_e] float32
+
+    def state_values(self, value_target: str = "episode", bootstrap_steps: int = BOOTSTRAP_STEPS):
+        """Per episode, the value target of each searched state: ``Self_Play``'s targets from the
+        episode's outcome, or from the search (``bootstrap_returns``): ``"search"`` the root value,
+        ``"bootstrap"`` the ``bootstrap_steps``-step return. Outcome targets know only how an
+        episode ended; the search's root value grades every state, solved episode or not."""
+        if value_target not in SEARCH_VALUE_TARGETS:
+            return super().state_values(value_target)
+        steps = 0 if value_target == "search" else bootstrap_steps
+        return [bootstrap_returns(v, s, steps) for v, s in zip(self.root_values, self.solved)]
 
 
 def play_gumbel_episodes(
@@ -398,3 +435,33 @@ def play_gumbel_episodes(
     results.seconds = time.perf_counter() - start
     results.network_states = getattr(search.evaluator, "network_states", 0) - net_before
     return results
+
+
+def gumbel_self_play(
+    model: torch.nn.Module,
+    num_episodes: int,
+    max_episode_steps: int,
+    num_simulations: int,
+    scramble_len: int,
+    rng: np.random.Generator,
+    *,
+    gumbel_scale: float = 1.0,
+    max_considered: int = 16,
+    device=None,
+) -> GumbelEpisodeResults:
+    """``main.py --search gumbel``'s self-play: ``num_episodes`` episodes from random scrambles of
+    ``scramble_len`` moves (drawn from ``rng``), each move the Sequential Halving winner under
+    Gumbel noise of ``gumbel_scale`` (1: the paper's self-play, a sample of the improved policy),
+    ``model`` in eval mode meanwhile. The policy targets are the completed-Q policies."""
+    with eval_mode(model):
+        start_cubes, _ = batch_scramble(rng, num_episodes, scramble_len)
+        return play_gumbel_episodes(
+            model,
+            start_cubes,
+            num_simulations,
+            max_episode_steps,
+            rng,
+            max_considered=max_considered,
+            gumbel_scale=gumbel_scale,
+            device=device,
+        )

@@ -38,6 +38,7 @@ import torch
 import Cli
 import Workers
 from Cli import C_PUCT, EVAL_SIMULATIONS, MAX_MOVES, DeviceError, add_device_flag, fail, resolve_device, show_progress
+from Gumbel_MCTS import BOOTSTRAP_STEPS, SEARCH_VALUE_TARGETS, gumbel_self_play
 from Lookahead_Targets import greedy_policy_solve_rate, lookahead_targets, scramble_path_states
 from Plot_Scatter import METRIC_KEYS, MetricsLogger
 from Policy_Value_Net import CheckpointError, PolicyValueNet, load_state_dict, model_from_state, save_checkpoint
@@ -49,6 +50,7 @@ from Train_Network import VALUE_LOSSES, VALUE_WEIGHT, train_on_selfplay_data
 from Value_Sweep import NUM_CLASSES, Sweeper
 
 TARGET_SOURCES = ("selfplay", "lookahead", "sweep", *SEED_TARGETS)
+SEARCHES = ("puct", "gumbel")  # --search
 LR_SCHEDULES = ("constant", "cosine")
 
 #: Named presets (``--recipe``): flag values, as argparse destinations, that work together.
@@ -290,10 +292,11 @@ def parse_args(argv=None) -> argparse.Namespace:
     g.add_argument(
         "--sims",
         type=Cli.simulations,
-        nargs=3,
+        nargs="+",
         default=[300, 600, 800],
-        metavar=("LE3", "LE7", "LONGER"),
-        help="MCTS simulations per move for scramble length <=3, <=7, longer",
+        metavar="N",
+        help="MCTS simulations per move for scramble length <=3, <=7, longer (three numbers), or one number for "
+        "every length",
     )
     g.add_argument(
         "--temps",
@@ -313,10 +316,40 @@ def parse_args(argv=None) -> argparse.Namespace:
     g = p.add_argument_group("recipe changes beyond the original (defaults keep the original)")
     g.add_argument(
         "--value-target",
-        choices=list(VALUE_TARGETS),
+        choices=[*VALUE_TARGETS, *SEARCH_VALUE_TARGETS],
         default="episode",
         help="value target of a state in an episode solved in n moves: 'episode' = max(0.4, 1-0.03n) for every state (original); "  # noqa: E501
-        "'remaining' = max(0.4, 1-0.03*(moves still needed from that state))",
+        "'remaining' = max(0.4, 1-0.03*(moves still needed from that state)); with --search gumbel, solved or not: "
+        "'search' = the root value of the search from that state; 'bootstrap' = -0.03 per move for the next "
+        "--bootstrap-steps moves played, plus the search's root value of the state reached (1 if solved)",
+    )
+    g.add_argument(
+        "--bootstrap-steps",
+        type=Cli.int_in(0, Cli.MAX_MOVE_LIMIT, "moves"),
+        default=BOOTSTRAP_STEPS,
+        help="with --value-target bootstrap: the moves n of the n-step target (0 = --value-target search)",
+    )
+    g.add_argument(
+        "--search",
+        choices=list(SEARCHES),
+        default="puct",
+        help="the self-play search: 'puct' = the original's MCTS, moves sampled from the visit counts, policy target "
+        "= visit counts; 'gumbel' = Gumbel AlphaZero root search (Gumbel_MCTS.py): each move the Sequential Halving "
+        "winner under Gumbel noise, policy target = the completed-Q improved policy (--temps, --select-mode and "
+        "--c-puct unused)",
+    )
+    g.add_argument(
+        "--gumbel-scale",
+        type=Cli.nonnegative_float,
+        default=1.0,
+        help="with --search gumbel: scale of the Gumbel noise on the root's moves (1 = the paper's self-play; 0 = "
+        "always the search's best move)",
+    )
+    g.add_argument(
+        "--max-considered",
+        type=Cli.int_in(1, 16, "root actions"),
+        default=16,
+        help="with --search gumbel: root actions Sequential Halving starts from (the paper's 16; a cube has 12 moves)",
     )
     g.add_argument(
         "--targets",
@@ -463,6 +496,16 @@ def parse_args(argv=None) -> argparse.Namespace:
         (args.start_scramble_len >= 1, "--start-scramble-len must be at least 1"),
         (args.max_episode_steps >= 1, "--max-episode-steps must be at least 1"),
         (min(args.sims) >= 1 and args.eval_sims >= 1, "simulation counts must be at least 1"),
+        (len(args.sims) in (1, 3), "--sims takes one number or three"),
+        (
+            args.value_target not in SEARCH_VALUE_TARGETS or args.search == "gumbel",
+            f"--value-target {args.value_target} reads the root values of --search gumbel",
+        ),
+        (args.search == "puct" or args.targets == "selfplay", "--search gumbel plays self-play: --targets selfplay"),
+        (
+            args.search == "puct" or (args.workers == 1 and args.backend == "local"),
+            "--search gumbel plays its episodes in this process: leave --workers and --backend out",
+        ),
         (min(args.temps) > 0, "temperatures must be positive"),
         (1 <= args.eval_min_len <= args.eval_max_len, "--eval-min-len must be between 1 and --eval-max-len"),
         (args.eval_runs >= 1 and args.eval_max_steps >= 1, "--eval-runs and --eval-max-steps must be at least 1"),
@@ -470,6 +513,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     for ok, message in checks:
         if not ok:
             p.error(message)
+    args.sims = args.sims * 3 if len(args.sims) == 1 else args.sims  # one number: every scramble length
     return args
 
 
@@ -901,6 +945,20 @@ def selfplay_step(args: argparse.Namespace, run: Run, device: torch.device, prog
     """MCTS self-play episodes into the replay buffer, and a sample of the buffer once it is full enough."""
     length = run.curriculum.scramble_len
     sims = simulations_for(length, tuple(args.sims))
+    if args.search == "gumbel":
+        res = gumbel_self_play(
+            run.model,
+            args.episodes_per_iter,
+            args.max_episode_steps,
+            sims,
+            length,
+            run.rng,
+            gumbel_scale=args.gumbel_scale,
+            max_considered=args.max_considered,
+            device=device,
+        )
+        values = res.state_values(args.value_target, args.bootstrap_steps)
+        return buffer_targets(args, run, res, values, f"gumbel sims {sims} |")
     temp = temperature_for(length, tuple(args.temps))
     _, solve_rate, res = Workers.self_play_fn(workers, run.iteration + 1, generate_self_play_data)(
         run.model,
@@ -917,16 +975,18 @@ def selfplay_step(args: argparse.Namespace, run: Run, device: torch.device, prog
         return_results=True,
         value_target=args.value_target,
     )
-    run.buffer.extend(
-        np.concatenate(res.states),
-        np.concatenate(res.policies),
-        np.concatenate(res.state_values(args.value_target)),
-    )
+    return buffer_targets(args, run, res, res.state_values(args.value_target), f"sims {sims} | T {temp:.2f} |")
+
+
+def buffer_targets(args: argparse.Namespace, run: Run, res, values: list[np.ndarray], what: str) -> Targets:
+    """Add the episodes' states, policy targets and ``values`` to the replay buffer; a sample of
+    the buffer once it holds --min-buffer-batches batches (the original's warm-up)."""
+    run.buffer.extend(np.concatenate(res.states), np.concatenate(res.policies), np.concatenate(values))
     rate = ("sims/s", res.simulations / max(res.seconds, 1e-9))
     sample = None
     if len(run.buffer) >= args.batch_size * args.min_buffer_batches:
         sample = run.buffer.sample(run.rng, args.batch_size * args.sample_batches)
-    return Targets(sample, len(sample) if sample else 0, solve_rate, rate, f"sims {sims} | T {temp:.2f} |")
+    return Targets(sample, len(sample) if sample else 0, res.solve_rate, rate, what)
 
 
 def lookahead_step(args: argparse.Namespace, run: Run, device: torch.device, workers=None) -> Targets:
