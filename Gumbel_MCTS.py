@@ -327,7 +327,13 @@ SEARCH_VALUE_TARGETS = ("search", "bootstrap")
 BOOTSTRAP_STEPS = 4  # default n of the n-step target (main.py --bootstrap-steps)
 
 
-def bootstrap_returns(root_values: np.ndarray, solved: bool, steps: int, step_reward: float = STEP_REWARD):
+def bootstrap_returns(
+    root_values: np.ndarray,
+    solved: bool,
+    steps: int,
+    start_depth: int | None = None,
+    step_reward: float = STEP_REWARD,
+) -> np.ndarray:
     """``[n]`` float32 n-step return of each of the n searched states of one episode.
 
     The state t moves in gets ``k * step_reward + V(t + k)`` with ``k = min(steps, moves left)``:
@@ -337,6 +343,12 @@ def bootstrap_returns(root_values: np.ndarray, solved: bool, steps: int, step_re
     far as it can look). ``steps=0`` is the search's root value itself; a solved episode with
     ``steps >= n`` gives ``1 + step_reward * moves to go``, the value scale's exact distance along
     the path played. Clipped to [-1, 1], the range of the network's tanh value.
+
+    ``start_depth``: the episode started from a scramble of that many moves, so the state t
+    moves in is at most ``start_depth + t`` moves from solved (undo the moves played, then the
+    scramble), and its target is at least ``1 + step_reward * (start_depth + t)``. Without this
+    bound, the states of episodes that never find the solved cube only ever back up values
+    lowered by the step cost, down to -1, where the tanh's gradient vanishes.
     """
     values = np.asarray(root_values, dtype=np.float64)
     n = len(values)
@@ -344,7 +356,8 @@ def bootstrap_returns(root_values: np.ndarray, solved: bool, steps: int, step_re
     t = np.arange(n)
     reach = np.minimum(t + steps, end)  # [n] the state each target bootstraps from
     tail = np.where(reach == n, 1.0, values[np.minimum(reach, n - 1)])
-    return np.clip((reach - t) * step_reward + tail, -1.0, 1.0).astype(np.float32)
+    low = -1.0 if start_depth is None else np.maximum(-1.0, 1.0 + step_reward * (start_depth + t))
+    return np.clip((reach - t) * step_reward + tail, low, 1.0).astype(np.float32)
 
 
 @dataclass
@@ -353,6 +366,7 @@ class GumbelEpisodeResults(EpisodeResults):
     value estimate of every searched state."""
 
     root_values: list[np.ndarray] = field(default_factory=list)  # per episode: [n_e] float32
+    start_depth: int | None = None  # scramble length of the start cubes, if known (a bound on their distance)
 
     def state_values(self, value_target: str = "episode", bootstrap_steps: int = BOOTSTRAP_STEPS):
         """Per episode, the value target of each searched state: ``Self_Play``'s targets from the
@@ -362,7 +376,7 @@ class GumbelEpisodeResults(EpisodeResults):
         if value_target not in SEARCH_VALUE_TARGETS:
             return super().state_values(value_target)
         steps = 0 if value_target == "search" else bootstrap_steps
-        return [bootstrap_returns(v, s, steps) for v, s in zip(self.root_values, self.solved)]
+        return [bootstrap_returns(v, s, steps, self.start_depth) for v, s in zip(self.root_values, self.solved)]
 
 
 def play_gumbel_episodes(
@@ -455,7 +469,7 @@ def gumbel_self_play(
     ``model`` in eval mode meanwhile. The policy targets are the completed-Q policies."""
     with eval_mode(model):
         start_cubes, _ = batch_scramble(rng, num_episodes, scramble_len)
-        return play_gumbel_episodes(
+        results = play_gumbel_episodes(
             model,
             start_cubes,
             num_simulations,
@@ -465,3 +479,5 @@ def gumbel_self_play(
             gumbel_scale=gumbel_scale,
             device=device,
         )
+    results.start_depth = scramble_len
+    return results

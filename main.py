@@ -418,7 +418,8 @@ def parse_args(argv=None) -> argparse.Namespace:
         choices=list(VALUE_LOSSES),
         default="mse",
         help="'mse' = MSE of the value after its tanh (original); 'logit' = the same error measured through the "
-        "value before its tanh, which keeps a gradient where the tanh saturates (Train_Network.alphazero_loss)",
+        "value before its tanh, which keeps a gradient where the tanh saturates; 'bce' = cross-entropy of (1+v)/2 "
+        "to (1+z)/2, whose gradient before the tanh is v - z everywhere (Train_Network.alphazero_loss)",
     )
     g.add_argument(
         "--lr-schedule",
