@@ -55,6 +55,22 @@ LR_SCHEDULES = ("constant", "cosine")
 
 #: Named presets (``--recipe``): flag values, as argparse destinations, that work together.
 RECIPES = {
+    "alphazero": dict(
+        targets="selfplay",
+        search="gumbel",
+        value_target="bootstrap",
+        bootstrap_steps=4,
+        canonical_symmetry=True,
+        value_loss="bce",
+        value_weight=30.0,
+        keep_optimizer=True,
+        lr=1e-3,
+        episodes_per_iter=200,
+        epochs=2,
+        sims=[32, 32, 32],
+        num_iters=200,
+        eval_sims=200,
+    ),
     "sweep": dict(
         targets="sweep",
         canonical_symmetry=True,
