@@ -155,6 +155,14 @@ class GumbelResult:
     gumbel: np.ndarray  # [B, 12] float64 the draw used (gumbel_scale included)
     tree: _GumbelTree | None = None  # the search tree, for inspection
 
+    def best_q(self) -> np.ndarray:
+        """``[B]`` float32 the largest Q among the visited root moves (1.0 for a solved root). The
+        root ``value`` averages the returns of every visit, and Sequential Halving visits every
+        considered move at least once, so at few simulations it reads a cube about as far as its
+        average child; the best move's return estimates the optimal value instead."""
+        best = np.where(self.visits > 0, self.q_values, -np.inf).max(axis=1)
+        return np.where(self.visits.sum(axis=1) > 0, best, 1.0).astype(np.float32)
+
 
 class GumbelMCTS:
     """Gumbel AlphaZero search over B roots in lockstep (see the module docstring).
@@ -324,6 +332,8 @@ class _GumbelTree:
 # --------------------------------------------------------------------------- episodes
 #: Value targets that read the search (``main.py --value-target``), beyond ``Self_Play.VALUE_TARGETS``.
 SEARCH_VALUE_TARGETS = ("search", "bootstrap")
+#: What those targets read from a search (``main.py --search-value``): ``GumbelResult.value``, ``.best_q()``.
+SEARCH_VALUES = ("mean", "best")
 BOOTSTRAP_STEPS = 4  # default n of the n-step target (main.py --bootstrap-steps)
 
 
@@ -366,17 +376,31 @@ class GumbelEpisodeResults(EpisodeResults):
     value estimate of every searched state."""
 
     root_values: list[np.ndarray] = field(default_factory=list)  # per episode: [n_e] float32
+    best_q: list[np.ndarray] = field(default_factory=list)  # per episode: [n_e] float32 GumbelResult.best_q()
     start_depth: int | None = None  # scramble length of the start cubes, if known (a bound on their distance)
 
-    def state_values(self, value_target: str = "episode", bootstrap_steps: int = BOOTSTRAP_STEPS):
+    def state_values(
+        self,
+        value_target: str = "episode",
+        bootstrap_steps: int = BOOTSTRAP_STEPS,
+        search_value: str = "mean",
+        depth_bound: bool = True,
+    ):
         """Per episode, the value target of each searched state: ``Self_Play``'s targets from the
-        episode's outcome, or from the search (``bootstrap_returns``): ``"search"`` the root value,
-        ``"bootstrap"`` the ``bootstrap_steps``-step return. Outcome targets know only how an
-        episode ended; the search's root value grades every state, solved episode or not."""
+        episode's outcome, or from the search (``bootstrap_returns``): ``"search"`` its value of
+        the state, ``"bootstrap"`` the ``bootstrap_steps``-step return. Outcome targets know only
+        how an episode ended; the search grades every state, solved episode or not.
+        ``search_value``: the search's value of a state is the root's ``"mean"`` value (mctx's)
+        or the ``"best"`` root move's Q (``GumbelResult.best_q``). ``depth_bound``: bound the
+        targets below by ``start_depth`` (``bootstrap_returns``) where it is known."""
         if value_target not in SEARCH_VALUE_TARGETS:
             return super().state_values(value_target)
+        if search_value not in SEARCH_VALUES:
+            raise ValueError(f"search_value must be one of {SEARCH_VALUES}, got {search_value!r}")
         steps = 0 if value_target == "search" else bootstrap_steps
-        return [bootstrap_returns(v, s, steps, self.start_depth) for v, s in zip(self.root_values, self.solved)]
+        read = self.root_values if search_value == "mean" else self.best_q
+        depth = self.start_depth if depth_bound else None
+        return [bootstrap_returns(v, s, steps, depth) for v, s in zip(read, self.solved)]
 
 
 def play_gumbel_episodes(
@@ -397,9 +421,10 @@ def play_gumbel_episodes(
     ``Self_Play.play_episodes`` does, each move being the Sequential Halving winner of a
     Gumbel search from the current cube with the episode's move history. ``gumbel_scale``: 0
     (default, greedy evaluation) plays deterministically; 1 samples the move as the paper's
-    self-play does. Per searched state: the cube, the policy target and the root value. A cube
-    solved at the start counts as solved in 0 moves. ``search`` reuses a ``GumbelMCTS`` (and its
-    evaluation cache) and then overrides the other search settings.
+    self-play does. Per searched state: the cube, the policy target, the root value and the
+    best root move's Q. A cube solved at the start counts as solved in 0 moves. ``search``
+    reuses a ``GumbelMCTS`` (and its evaluation cache) and then overrides the other search
+    settings.
     """
     rng = np.random.default_rng() if rng is None else rng
     if search is None:
@@ -424,6 +449,7 @@ def play_gumbel_episodes(
     states: list[list[np.ndarray]] = [[] for _ in range(n_episodes)]
     policies: list[list[np.ndarray]] = [[] for _ in range(n_episodes)]
     values: list[list[float]] = [[] for _ in range(n_episodes)]
+    best_q: list[list[float]] = [[] for _ in range(n_episodes)]
     last = np.full(n_episodes, NO_ACTION, dtype=np.intp)
     count = np.zeros(n_episodes, dtype=np.intp)
     start = time.perf_counter()
@@ -433,11 +459,13 @@ def play_gumbel_episodes(
         if len(active) == 0:
             break
         out = search.run_batch(cubes[active], None, last[active], count[active], rng=rng)
+        best = out.best_q()
         results.simulations += len(active) * search.num_simulations
         for j, e in enumerate(active.tolist()):
             states[e].append(cubes[e].copy())
             policies[e].append(out.policy[j])
             values[e].append(float(out.value[j]))
+            best_q[e].append(float(best[j]))
             results.actions[e].append(int(out.action[j]))
         cubes[active] = batch_apply_moves(cubes[active], out.action)
         count[active] = next_face_count(last[active], count[active], out.action)
@@ -446,6 +474,7 @@ def play_gumbel_episodes(
     results.states = [np.array(s, dtype=np.int8).reshape(-1, NUM_STICKERS) for s in states]
     results.policies = [np.array(p, dtype=np.float32).reshape(-1, NUM_ACTIONS) for p in policies]
     results.root_values = [np.array(v, dtype=np.float32) for v in values]
+    results.best_q = [np.array(v, dtype=np.float32) for v in best_q]
     results.seconds = time.perf_counter() - start
     results.network_states = getattr(search.evaluator, "network_states", 0) - net_before
     return results

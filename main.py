@@ -38,7 +38,7 @@ import torch
 import Cli
 import Workers
 from Cli import C_PUCT, EVAL_SIMULATIONS, MAX_MOVES, DeviceError, add_device_flag, fail, resolve_device, show_progress
-from Gumbel_MCTS import BOOTSTRAP_STEPS, SEARCH_VALUE_TARGETS, gumbel_self_play
+from Gumbel_MCTS import BOOTSTRAP_STEPS, SEARCH_VALUE_TARGETS, SEARCH_VALUES, gumbel_self_play
 from Lookahead_Targets import greedy_policy_solve_rate, lookahead_targets, scramble_path_states
 from Plot_Scatter import METRIC_KEYS, MetricsLogger
 from Policy_Value_Net import CheckpointError, PolicyValueNet, load_state_dict, model_from_state, save_checkpoint
@@ -346,6 +346,20 @@ def parse_args(argv=None) -> argparse.Namespace:
         help="with --value-target bootstrap: the moves n of the n-step target (0 = --value-target search)",
     )
     g.add_argument(
+        "--search-value",
+        choices=list(SEARCH_VALUES),
+        default="mean",
+        help="with --value-target search or bootstrap: the search's value of a state: 'mean' = the root's value, "
+        "the mean return of all its simulations (mctx); 'best' = the Q of the best root move visited",
+    )
+    g.add_argument(
+        "--depth-bound",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="with --value-target search or bootstrap: a state t moves into an episode from a k-move scramble is at "
+        "most k + t moves out, so its target is at least 1 - 0.03 (k + t)",
+    )
+    g.add_argument(
         "--search",
         choices=list(SEARCHES),
         default="puct",
@@ -391,14 +405,16 @@ def parse_args(argv=None) -> argparse.Namespace:
     )
     g.add_argument(
         "--canonical-symmetry",
-        action="store_true",
+        action=argparse.BooleanOptionalAction,
+        default=False,
         help="as --canonical-orientation, and also map every cube to one representative of the (up to) 48 positions that "  # noqa: E501
         "are the same up to a symmetry of the cube (colours renamed as a rotation renames them, and mirror images): "
         "about 48 times fewer positions for the network to learn",
     )
     g.add_argument(
         "--keep-optimizer",
-        action="store_true",
+        action=argparse.BooleanOptionalAction,
+        default=False,
         help="one Adam optimizer for the whole run (saved with the training state) instead of a new one every iteration: "  # noqa: E501
         "a fresh Adam's first steps move every weight by about --lr, which blurs values that must be exact to 0.03",
     )
@@ -974,7 +990,7 @@ def selfplay_step(args: argparse.Namespace, run: Run, device: torch.device, prog
             max_considered=args.max_considered,
             device=device,
         )
-        values = res.state_values(args.value_target, args.bootstrap_steps)
+        values = res.state_values(args.value_target, args.bootstrap_steps, args.search_value, args.depth_bound)
         return buffer_targets(args, run, res, values, f"gumbel sims {sims} |")
     temp = temperature_for(length, tuple(args.temps))
     _, solve_rate, res = Workers.self_play_fn(workers, run.iteration + 1, generate_self_play_data)(

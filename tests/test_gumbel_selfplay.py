@@ -11,7 +11,7 @@ import pytest
 import torch
 from test_main import run_main
 
-from Gumbel_MCTS import GumbelEpisodeResults, bootstrap_returns, gumbel_self_play, play_gumbel_episodes
+from Gumbel_MCTS import GumbelEpisodeResults, GumbelMCTS, bootstrap_returns, gumbel_self_play, play_gumbel_episodes
 from main import RECIPES, Curriculum, ReplayBuffer, Run, parse_args, selfplay_step
 from Plot_Scatter import METRIC_KEYS
 from Policy_Value_Net import PolicyValueNet
@@ -54,6 +54,7 @@ def test_episode_results_give_search_targets_and_keep_outcome_targets():
         states=[np.zeros((3, 24), np.int8), np.zeros((2, 24), np.int8)],
         policies=[np.full((3, 12), 1 / 12, np.float32), np.full((2, 12), 1 / 12, np.float32)],
         root_values=[np.array([0.5, 0.6, 0.8], np.float32), np.array([0.1, -0.2], np.float32)],
+        best_q=[np.array([0.7, 0.8, 0.97], np.float32), np.array([0.3, 0.0], np.float32)],
     )
     search = res.state_values("search")
     np.testing.assert_allclose(np.concatenate(search), [0.5, 0.6, 0.8, 0.1, -0.2], rtol=1e-6)
@@ -62,9 +63,15 @@ def test_episode_results_give_search_targets_and_keep_outcome_targets():
     assert [z for _, _, z in res.dataset("bootstrap", bootstrap_steps=1)] == pytest.approx(np.concatenate(boot))
     np.testing.assert_allclose(res.state_values("remaining")[0], [0.91, 0.94, 0.97], rtol=1e-6)  # Self_Play's
     assert (res.state_values("episode")[1] == -1).all()
+    best = res.state_values("bootstrap", bootstrap_steps=1, search_value="best")
+    np.testing.assert_allclose(np.concatenate(best), [0.77, 0.94, 0.97, -0.03, 0.0], rtol=1e-6)
+    with pytest.raises(ValueError):
+        res.state_values("search", search_value="median")
     res.start_depth = 2  # from 2-move scrambles: state t is at most 2 + t moves out
     bounded = res.state_values("bootstrap", bootstrap_steps=1)
     np.testing.assert_allclose(np.concatenate(bounded), [0.94, 0.91, 0.97, 0.94, 0.91], rtol=1e-6)
+    unbounded = res.state_values("bootstrap", bootstrap_steps=1, depth_bound=False)
+    np.testing.assert_allclose(np.concatenate(unbounded), np.concatenate(boot), rtol=1e-6)
 
 
 # --------------------------------------------------------------------------- the completed-Q policy target
@@ -93,6 +100,11 @@ def test_policy_target_is_the_completed_q_policy_by_hand(first):
     np.testing.assert_allclose(res.policies[0][0], expected, rtol=1e-5)
     root = (0.5 + 2 * 0.97 + 10 * 0.47) / 13  # (v_raw + sum W) / (1 + sum N)
     np.testing.assert_allclose(res.state_values("search")[0], [root], rtol=1e-6)
+    np.testing.assert_allclose(res.state_values("search", search_value="best")[0], [0.97], rtol=1e-6)
+    both = GumbelMCTS(num_simulations=12, evaluator=flat_evaluator).run_batch(
+        np.concatenate([start, SOLVED_STICKERS[None]])
+    )
+    np.testing.assert_allclose(both.best_q(), [0.97, 1.0], rtol=1e-6)  # a solved root is not searched
     np.testing.assert_allclose(res.state_values("bootstrap", bootstrap_steps=3)[0], [0.97], rtol=1e-6)
 
 
@@ -156,6 +168,8 @@ def test_alphazero_recipe_sets_its_flags_and_sims_overrides_every_length():
         assert getattr(a, key) == value, key
     assert (a.targets, a.search, a.canonical_symmetry) == ("selfplay", "gumbel", True)
     assert parse_args(["--recipe", "alphazero", "--sims", "16"]).sims == [16, 16, 16]
+    off = parse_args(["--recipe", "alphazero", "--no-canonical-symmetry", "--no-keep-optimizer", "--no-depth-bound"])
+    assert not (off.canonical_symmetry or off.keep_optimizer or off.depth_bound)  # each change can be switched off
 
 
 def test_alphazero_recipe_runs_and_resumes_like_an_uninterrupted_run(tmp_path):
