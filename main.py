@@ -58,8 +58,10 @@ RECIPES = {
     "alphazero": dict(
         targets="selfplay",
         search="gumbel",
+        sims=[32, 32, 32],
         value_target="bootstrap",
         bootstrap_steps=4,
+        search_value="best",
         canonical_symmetry=True,
         value_loss="bce",
         value_weight=30.0,
@@ -67,8 +69,8 @@ RECIPES = {
         lr=1e-3,
         episodes_per_iter=200,
         epochs=2,
-        sims=[32, 32, 32],
-        num_iters=200,
+        time_budget=90.0,
+        num_iters=100_000,
         eval_sims=200,
     ),
     "sweep": dict(
@@ -97,7 +99,8 @@ def recipe_text(name: str) -> str:
     flags = []
     for key, value in RECIPES[name].items():
         flag = "--" + key.replace("_", "-")
-        flags.append(flag if value is True else f"{flag} {value}")
+        text = " ".join(map(str, value)) if isinstance(value, list) else value
+        flags.append(flag if value is True else f"{flag} {text}")
     return " ".join(flags)
 
 
@@ -469,6 +472,13 @@ def parse_args(argv=None) -> argparse.Namespace:
         default=0,
         help="iterations of linear learning-rate warm-up (0 = none)",
     )
+    g.add_argument(
+        "--time-budget",
+        type=Cli.nonnegative_float,
+        default=0.0,
+        help="minutes of training wall time (every session of a resumed run together) after which no new iteration "
+        "starts; 0 = none, --num-iters only",
+    )
     g = p.add_argument_group("final evaluation (solve rate by scramble length)")
     g.add_argument("--eval-min-len", type=Cli.scramble_len, default=1, help="shortest scramble evaluated")
     g.add_argument("--eval-max-len", type=Cli.scramble_len, default=20, help="longest scramble evaluated")
@@ -683,6 +693,7 @@ class Run:
     metrics: dict[str, list]  # MetricsLogger's lists, one entry per trained iteration
     optimizer: torch.optim.Optimizer | None = None  # with --keep-optimizer
     iteration: int = 0  # the last completed iteration; 0 = none yet
+    seconds: float = 0.0  # wall time of the completed iterations, every session together (--time-budget)
     sweeper: Sweeper | None = None  # with --targets sweep: its best_depth is saved as "sweep_best_depth"
 
 
@@ -701,6 +712,7 @@ def state_to_dict(run: Run, args: argparse.Namespace) -> dict:
         "buffer": run.buffer.state(),
         "metrics": run.metrics,
         "args": json.dumps(vars(args)),
+        "seconds": run.seconds,
     }
     if run.optimizer is not None:
         state["optimizer"] = run.optimizer.state_dict()
@@ -732,7 +744,9 @@ def state_from_dict(state, path: str, args: argparse.Namespace, device: torch.de
     curriculum = Curriculum(state["scramble_len"], args.window, args.solve_threshold, list(state["recent_solve_rates"]))
     metrics = {k: list(v) for k, v in state["metrics"].items()}
     sweeper = new_sweeper(args, model, state.get("sweep_best_depth"))
-    return Run(model, curriculum, buffer, rng, metrics, optimizer, state["iteration"], sweeper)
+    run = Run(model, curriculum, buffer, rng, metrics, optimizer, state["iteration"], sweeper)
+    run.seconds = float(state.get("seconds", 0.0))  # absent in states saved before --time-budget
+    return run
 
 
 def _is_int(value) -> bool:
@@ -771,6 +785,9 @@ def state_problem(state) -> str | None:
         problem = metrics_problem(state["metrics"], state["iteration"])
     if problem is None and not isinstance(state.get("optimizer", {}), dict):
         problem = "has an optimizer state that is not a dictionary"
+    seconds = state.get("seconds", 0.0)
+    if problem is None and not (_all_finite([seconds]) and seconds >= 0):
+        problem = "has a training time that is not a number of seconds"
     if problem is None and "sweep_best_depth" in state:
         problem = sweep_problem(state["sweep_best_depth"])
     return problem
@@ -1172,24 +1189,43 @@ def train(
     progress: bool,
     workers=None,
 ) -> None:
-    """Iterations ``run.iteration + 1 .. --num-iters``: targets, training, commit."""
+    """Iterations ``run.iteration + 1 .. --num-iters``, or until the --time-budget is spent:
+    targets, training, commit."""
+    state_path = state_path_for(args.checkpoint)
     if run.iteration >= args.num_iters:
-        state_path = state_path_for(args.checkpoint)
         print(f"Nothing to train: {state_path} holds iteration {run.iteration} of --num-iters {args.num_iters}.")
         return
+    if budget_spent(args, run):
+        print(f"Nothing to train: {state_path} holds {spent_text(args, run)}.")
+        return
     start = time.perf_counter()
+    budget = f", or {args.time_budget:g} minutes in all" if args.time_budget else ""
     print(
-        f"Training on {device} for iterations {run.iteration + 1}..{args.num_iters} (seed {args.seed}); checkpoint {args.checkpoint}, logs in {args.log_dir}/"  # noqa: E501
+        f"Training on {device} for iterations {run.iteration + 1}..{args.num_iters}{budget} (seed {args.seed}); checkpoint {args.checkpoint}, logs in {args.log_dir}/"  # noqa: E501
     )
     for it in range(run.iteration + 1, args.num_iters + 1):
+        if budget_spent(args, run):
+            print(f"Time budget spent: {spent_text(args, run)}, {run.iteration} iterations.")
+            break
         t0 = time.perf_counter()
         length = run.curriculum.scramble_len
         targets = targets_step(args, run, device, progress, workers)
         losses = train_step(args, run, targets, it, device, progress)
+        run.seconds += time.perf_counter() - t0
         with guard.deferred():  # a signal now waits until everything is on disk
             changed = commit_step(args, run, logger, it, targets, losses)
         report_iteration(args, it, length, targets, losses, changed, run, t0, start)
     print(f"Training finished in {time.perf_counter() - start:.0f}s; model saved to {args.checkpoint}.")
+
+
+def budget_spent(args: argparse.Namespace, run: Run) -> bool:
+    """True once the completed iterations (every session of the run together) took --time-budget
+    minutes: a wall-time budget holds however busy the machine, an iteration count does not."""
+    return bool(args.time_budget) and run.seconds >= 60 * args.time_budget
+
+
+def spent_text(args: argparse.Namespace, run: Run) -> str:
+    return f"{run.seconds / 60:.1f} minutes of --time-budget {args.time_budget:g}"
 
 
 def evaluate_model(args: argparse.Namespace, model: PolicyValueNet, device, progress: bool) -> None:

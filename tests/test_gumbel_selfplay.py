@@ -187,3 +187,16 @@ def test_alphazero_recipe_runs_and_resumes_like_an_uninterrupted_run(tmp_path):
     assert a["iterations"] == b["iterations"] == [1, 2, 3]
     assert a["solve_rates"] == b["solve_rates"] and a["num_samples"] == b["num_samples"]
     assert a["losses"] == pytest.approx(b["losses"], rel=1e-5)
+
+
+def test_time_budget_stops_a_run_and_its_resumption(tmp_path):
+    """--time-budget (the preset's 90 minutes): no iteration starts once the completed ones took
+    that long, counted over every session of the run (saved in the training state)."""
+    out = run_main(tmp_path, "--num-iters", "5", "--time-budget", "0.0001", "--skip-eval")
+    assert out.returncode == 0, out.stderr
+    assert len([line for line in out.stdout.splitlines() if line.startswith("iter ")]) == 1
+    assert "Time budget spent" in out.stdout
+    state = torch.load(tmp_path / "m.train_state.pt", weights_only=True)
+    assert state["iteration"] == 1 and state["seconds"] > 0.006
+    out = run_main(tmp_path, "--num-iters", "5", "--time-budget", "0.0001", "--skip-eval")
+    assert out.returncode == 0 and "Nothing to train" in out.stdout and "iter " not in out.stdout
