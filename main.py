@@ -693,8 +693,8 @@ class Run:
     metrics: dict[str, list]  # MetricsLogger's lists, one entry per trained iteration
     optimizer: torch.optim.Optimizer | None = None  # with --keep-optimizer
     iteration: int = 0  # the last completed iteration; 0 = none yet
-    seconds: float = 0.0  # wall time of the completed iterations, every session together (--time-budget)
     sweeper: Sweeper | None = None  # with --targets sweep: its best_depth is saved as "sweep_best_depth"
+    seconds: float = 0.0  # wall time of the completed iterations, every session together (--time-budget)
 
 
 STATE_KEYS = ("iteration", "scramble_len", "recent_solve_rates", "rng", "model", "buffer", "metrics", "args")
@@ -744,9 +744,8 @@ def state_from_dict(state, path: str, args: argparse.Namespace, device: torch.de
     curriculum = Curriculum(state["scramble_len"], args.window, args.solve_threshold, list(state["recent_solve_rates"]))
     metrics = {k: list(v) for k, v in state["metrics"].items()}
     sweeper = new_sweeper(args, model, state.get("sweep_best_depth"))
-    run = Run(model, curriculum, buffer, rng, metrics, optimizer, state["iteration"], sweeper)
-    run.seconds = float(state.get("seconds", 0.0))  # absent in states saved before --time-budget
-    return run
+    seconds = float(state.get("seconds", 0.0))  # absent in states saved before --time-budget
+    return Run(model, curriculum, buffer, rng, metrics, optimizer, state["iteration"], sweeper, seconds)
 
 
 def _is_int(value) -> bool:
