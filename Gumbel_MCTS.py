@@ -356,9 +356,9 @@ def bootstrap_returns(
 
     ``start_depth``: the episode started from a scramble of that many moves, so the state t
     moves in is at most ``start_depth + t`` moves from solved (undo the moves played, then the
-    scramble), and its target is at least ``1 + step_reward * (start_depth + t)``. Without this
-    bound, the states of episodes that never find the solved cube only ever back up values
-    lowered by the step cost, down to -1, where the tanh's gradient vanishes.
+    scramble), and its target is at least ``1 + step_reward * (start_depth + t)``. Without it,
+    an episode that wanders only ever backs up values lowered by the step cost: measured from
+    scratch, cubes 4 and 5 moves out then read 9.3 and 10.7 moves (4.6 and 5.8 with it).
     """
     values = np.asarray(root_values, dtype=np.float64)
     n = len(values)
@@ -372,8 +372,8 @@ def bootstrap_returns(
 
 @dataclass
 class GumbelEpisodeResults(EpisodeResults):
-    """``Self_Play.EpisodeResults`` (``policies`` are the Gumbel policy targets) plus the root
-    value estimate of every searched state."""
+    """``Self_Play.EpisodeResults`` (``policies`` are the Gumbel policy targets) plus the search's
+    two values of every searched state, and the start cubes' scramble length where known."""
 
     root_values: list[np.ndarray] = field(default_factory=list)  # per episode: [n_e] float32
     best_q: list[np.ndarray] = field(default_factory=list)  # per episode: [n_e] float32 GumbelResult.best_q()

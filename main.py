@@ -339,8 +339,8 @@ def parse_args(argv=None) -> argparse.Namespace:
         default="episode",
         help="value target of a state in an episode solved in n moves: 'episode' = max(0.4, 1-0.03n) for every state (original); "  # noqa: E501
         "'remaining' = max(0.4, 1-0.03*(moves still needed from that state)); with --search gumbel, solved or not: "
-        "'search' = the root value of the search from that state; 'bootstrap' = -0.03 per move for the next "
-        "--bootstrap-steps moves played, plus the search's root value of the state reached (1 if solved)",
+        "'search' = the search's value of that state (--search-value); 'bootstrap' = -0.03 per move for the next "
+        "--bootstrap-steps moves played, plus the search's value of the state reached (1 if solved)",
     )
     g.add_argument(
         "--bootstrap-steps",
@@ -542,7 +542,7 @@ def parse_args(argv=None) -> argparse.Namespace:
         (len(args.sims) in (1, 3), "--sims takes one number or three"),
         (
             args.value_target not in SEARCH_VALUE_TARGETS or args.search == "gumbel",
-            f"--value-target {args.value_target} reads the root values of --search gumbel",
+            f"--value-target {args.value_target} reads the values of --search gumbel",
         ),
         (args.search == "puct" or args.targets == "selfplay", "--search gumbel plays self-play: --targets selfplay"),
         (
