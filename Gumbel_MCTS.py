@@ -55,13 +55,14 @@ import numpy as np
 import torch
 
 from MCTS_Core import UNVISITED, Evaluator, NetworkEvaluator
-from Policy_Value_Net import VALUE_PER_MOVE
+from Policy_Value_Net import VALUE_PER_MOVE, eval_mode
 from Rubik2x2Env import (
     NO_ACTION,
     NUM_ACTIONS,
     NUM_STICKERS,
     batch_apply_moves,
     batch_is_solved,
+    batch_scramble,
     legal_action_mask,
     next_face_count,
 )
@@ -153,6 +154,14 @@ class GumbelResult:
     q_values: np.ndarray  # [B, 12] float64 W / N at the root (0 where unvisited)
     gumbel: np.ndarray  # [B, 12] float64 the draw used (gumbel_scale included)
     tree: _GumbelTree | None = None  # the search tree, for inspection
+
+    def best_q(self) -> np.ndarray:
+        """``[B]`` float32 the largest Q among the visited root moves (1.0 for a solved root). The
+        root ``value`` averages the returns of every visit, and Sequential Halving visits every
+        considered move at least once, so at few simulations it reads a cube about as far as its
+        average child; the best move's return estimates the optimal value instead."""
+        best = np.where(self.visits > 0, self.q_values, -np.inf).max(axis=1)
+        return np.where(self.visits.sum(axis=1) > 0, best, 1.0).astype(np.float32)
 
 
 class GumbelMCTS:
@@ -321,12 +330,77 @@ class _GumbelTree:
 
 
 # --------------------------------------------------------------------------- episodes
+#: Value targets that read the search (``main.py --value-target``), beyond ``Self_Play.VALUE_TARGETS``.
+SEARCH_VALUE_TARGETS = ("search", "bootstrap")
+#: What those targets read from a search (``main.py --search-value``): ``GumbelResult.value``, ``.best_q()``.
+SEARCH_VALUES = ("mean", "best")
+BOOTSTRAP_STEPS = 4  # default n of the n-step target (main.py --bootstrap-steps)
+
+
+def bootstrap_returns(
+    root_values: np.ndarray,
+    solved: bool,
+    steps: int,
+    start_depth: int | None = None,
+    step_reward: float = STEP_REWARD,
+) -> np.ndarray:
+    """``[n]`` float32 n-step return of each of the n searched states of one episode.
+
+    The state t moves in gets ``k * step_reward + V(t + k)`` with ``k = min(steps, moves left)``:
+    the moves actually played, each costing ``step_reward`` as in the search, then the value of
+    the state reached. That value is 1 for the solved cube that ends a solved episode, else the
+    root value of the search from that state (an unsolved episode's last searched state is as
+    far as it can look). ``steps=0`` is the search's root value itself; a solved episode with
+    ``steps >= n`` gives ``1 + step_reward * moves to go``, the value scale's exact distance along
+    the path played. Clipped to [-1, 1], the range of the network's tanh value.
+
+    ``start_depth``: the episode started from a scramble of that many moves, so the state t
+    moves in is at most ``start_depth + t`` moves from solved (undo the moves played, then the
+    scramble), and its target is at least ``1 + step_reward * (start_depth + t)``. Without it,
+    an episode that wanders only ever backs up values lowered by the step cost: measured from
+    scratch, cubes 4 and 5 moves out then read 9.3 and 10.7 moves (4.6 and 5.8 with it).
+    """
+    values = np.asarray(root_values, dtype=np.float64)
+    n = len(values)
+    end = n if solved else n - 1  # the last state whose value is known
+    t = np.arange(n)
+    reach = np.minimum(t + steps, end)  # [n] the state each target bootstraps from
+    tail = np.where(reach == n, 1.0, values[np.minimum(reach, n - 1)])
+    low = -1.0 if start_depth is None else np.maximum(-1.0, 1.0 + step_reward * (start_depth + t))
+    return np.clip((reach - t) * step_reward + tail, low, 1.0).astype(np.float32)
+
+
 @dataclass
 class GumbelEpisodeResults(EpisodeResults):
-    """``Self_Play.EpisodeResults`` (``policies`` are the Gumbel policy targets) plus the root
-    value estimate of every searched state."""
+    """``Self_Play.EpisodeResults`` (``policies`` are the Gumbel policy targets) plus the search's
+    two values of every searched state, and the start cubes' scramble length where known."""
 
     root_values: list[np.ndarray] = field(default_factory=list)  # per episode: [n_e] float32
+    best_q: list[np.ndarray] = field(default_factory=list)  # per episode: [n_e] float32 GumbelResult.best_q()
+    start_depth: int | None = None  # scramble length of the start cubes, if known (a bound on their distance)
+
+    def state_values(
+        self,
+        value_target: str = "episode",
+        bootstrap_steps: int = BOOTSTRAP_STEPS,
+        search_value: str = "mean",
+        depth_bound: bool = True,
+    ):
+        """Per episode, the value target of each searched state: ``Self_Play``'s targets from the
+        episode's outcome, or from the search (``bootstrap_returns``): ``"search"`` its value of
+        the state, ``"bootstrap"`` the ``bootstrap_steps``-step return. Outcome targets know only
+        how an episode ended; the search grades every state, solved episode or not.
+        ``search_value``: the search's value of a state is the root's ``"mean"`` value (mctx's)
+        or the ``"best"`` root move's Q (``GumbelResult.best_q``). ``depth_bound``: bound the
+        targets below by ``start_depth`` (``bootstrap_returns``) where it is known."""
+        if value_target not in SEARCH_VALUE_TARGETS:
+            return super().state_values(value_target)
+        if search_value not in SEARCH_VALUES:
+            raise ValueError(f"search_value must be one of {SEARCH_VALUES}, got {search_value!r}")
+        steps = 0 if value_target == "search" else bootstrap_steps
+        read = self.root_values if search_value == "mean" else self.best_q
+        depth = self.start_depth if depth_bound else None
+        return [bootstrap_returns(v, s, steps, depth) for v, s in zip(read, self.solved)]
 
 
 def play_gumbel_episodes(
@@ -347,9 +421,10 @@ def play_gumbel_episodes(
     ``Self_Play.play_episodes`` does, each move being the Sequential Halving winner of a
     Gumbel search from the current cube with the episode's move history. ``gumbel_scale``: 0
     (default, greedy evaluation) plays deterministically; 1 samples the move as the paper's
-    self-play does. Per searched state: the cube, the policy target and the root value. A cube
-    solved at the start counts as solved in 0 moves. ``search`` reuses a ``GumbelMCTS`` (and its
-    evaluation cache) and then overrides the other search settings.
+    self-play does. Per searched state: the cube, the policy target, the root value and the
+    best root move's Q. A cube solved at the start counts as solved in 0 moves. ``search``
+    reuses a ``GumbelMCTS`` (and its evaluation cache) and then overrides the other search
+    settings.
     """
     rng = np.random.default_rng() if rng is None else rng
     if search is None:
@@ -374,6 +449,7 @@ def play_gumbel_episodes(
     states: list[list[np.ndarray]] = [[] for _ in range(n_episodes)]
     policies: list[list[np.ndarray]] = [[] for _ in range(n_episodes)]
     values: list[list[float]] = [[] for _ in range(n_episodes)]
+    best_q: list[list[float]] = [[] for _ in range(n_episodes)]
     last = np.full(n_episodes, NO_ACTION, dtype=np.intp)
     count = np.zeros(n_episodes, dtype=np.intp)
     start = time.perf_counter()
@@ -383,11 +459,13 @@ def play_gumbel_episodes(
         if len(active) == 0:
             break
         out = search.run_batch(cubes[active], None, last[active], count[active], rng=rng)
+        best = out.best_q()
         results.simulations += len(active) * search.num_simulations
         for j, e in enumerate(active.tolist()):
             states[e].append(cubes[e].copy())
             policies[e].append(out.policy[j])
             values[e].append(float(out.value[j]))
+            best_q[e].append(float(best[j]))
             results.actions[e].append(int(out.action[j]))
         cubes[active] = batch_apply_moves(cubes[active], out.action)
         count[active] = next_face_count(last[active], count[active], out.action)
@@ -396,6 +474,39 @@ def play_gumbel_episodes(
     results.states = [np.array(s, dtype=np.int8).reshape(-1, NUM_STICKERS) for s in states]
     results.policies = [np.array(p, dtype=np.float32).reshape(-1, NUM_ACTIONS) for p in policies]
     results.root_values = [np.array(v, dtype=np.float32) for v in values]
+    results.best_q = [np.array(v, dtype=np.float32) for v in best_q]
     results.seconds = time.perf_counter() - start
     results.network_states = getattr(search.evaluator, "network_states", 0) - net_before
+    return results
+
+
+def gumbel_self_play(
+    model: torch.nn.Module,
+    num_episodes: int,
+    max_episode_steps: int,
+    num_simulations: int,
+    scramble_len: int,
+    rng: np.random.Generator,
+    *,
+    gumbel_scale: float = 1.0,
+    max_considered: int = 16,
+    device=None,
+) -> GumbelEpisodeResults:
+    """``main.py --search gumbel``'s self-play: ``num_episodes`` episodes from random scrambles of
+    ``scramble_len`` moves (drawn from ``rng``), each move the Sequential Halving winner under
+    Gumbel noise of ``gumbel_scale`` (1: the paper's self-play, a sample of the improved policy),
+    ``model`` in eval mode meanwhile. The policy targets are the completed-Q policies."""
+    with eval_mode(model):
+        start_cubes, _ = batch_scramble(rng, num_episodes, scramble_len)
+        results = play_gumbel_episodes(
+            model,
+            start_cubes,
+            num_simulations,
+            max_episode_steps,
+            rng,
+            max_considered=max_considered,
+            gumbel_scale=gumbel_scale,
+            device=device,
+        )
+    results.start_depth = scramble_len
     return results

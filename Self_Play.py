@@ -95,11 +95,11 @@ class EpisodeResults:
                 out.append(np.full(n, z, dtype=np.float32))
         return out
 
-    def dataset(self, value_target: str = "episode") -> list[tuple[np.ndarray, np.ndarray, float]]:
+    def dataset(self, value_target: str = "episode", **options) -> list[tuple[np.ndarray, np.ndarray, float]]:
         """The original's dataset: ``(observation (144,), pi (12,), z)`` for every searched state,
-        episode by episode."""
+        episode by episode (``options`` go to ``state_values``)."""
         data = []
-        for cubes, pis, zs in zip(self.states, self.policies, self.state_values(value_target)):
+        for cubes, pis, zs in zip(self.states, self.policies, self.state_values(value_target, **options)):
             for obs, pi, z in zip(batch_onehot(cubes), pis, zs.tolist()):
                 data.append((obs, pi, z))
         return data

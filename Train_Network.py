@@ -11,7 +11,8 @@ from Policy_Value_Net import VALUE_PER_MOVE
 
 VALUE_WEIGHT = 1.0
 POLICY_WEIGHT = 1.2
-VALUE_LOSSES = ("mse", "logit", "distance")  # main.py --value-loss
+VALUE_LOSSES = ("mse", "logit", "bce", "distance")  # main.py --value-loss
+LOGIT_LOSSES = ("logit", "bce", "distance")  # value losses that read the network's raw head outputs
 _ATANH_CLIP = 0.999  # targets of +-1 (a solved cube) have an infinite logit
 
 
@@ -41,6 +42,14 @@ def alphazero_loss(
     measured, a few Adam steps from scratch pushed every value to 1.0, where the MSE's
     gradient vanishes and training stalled for good.
 
+    ``value_loss="bce"`` (``main.py --value-loss bce``): the value read as the probability
+    ``(1 + v) / 2`` (``tanh u = 2 sigmoid(2u) - 1``), and the binary cross-entropy to ``(1 + z) / 2``
+    minus that target's entropy (0 at the target): its gradient in ``u`` is exactly ``v - z``,
+    so it neither vanishes where the tanh saturates (as the MSE's) nor where the target is near
+    +-1 (as ``logit``'s, which weighs an error by ``(1 - z^2)^2``: measured, with Gumbel self-play
+    from scratch a cube one move from solved still read 11 moves after 12 iterations). To second
+    order it is ``(v - z)^2 / (2 (1 - z^2))``: near-solved targets weigh most.
+
     ``value_loss="distance"``: ``value_pred`` is a distance network's ``(B, K)`` logits
     (``PolicyValueNet(distance_classes=K)``) and the value error is the cross-entropy with the
     target's distance class ``round((1 - z) / 0.03)`` (clipped to ``0..K-1``). A class is
@@ -52,6 +61,10 @@ def alphazero_loss(
     elif value_loss == "logit":
         target = target_v.clamp(-_ATANH_CLIP, _ATANH_CLIP)
         value_error = ((1 - target**2) * (value_pred.squeeze(-1) - torch.atanh(target))) ** 2
+    elif value_loss == "bce":
+        q = (1 + target_v) / 2
+        entropy = -(torch.xlogy(q, q) + torch.xlogy(1 - q, 1 - q))
+        value_error = F.binary_cross_entropy_with_logits(2 * value_pred.squeeze(-1), q, reduction="none") - entropy
     else:
         value_pred = value_pred.squeeze(-1)
         value_error = (value_pred - target_v) ** 2
@@ -122,7 +135,7 @@ def train_on_selfplay_data(
     for group in optimizer.param_groups:
         group["lr"] = lr
     generator = torch.Generator().manual_seed(seed) if seed is not None else None
-    forward = model.forward_logits if value_loss in ("logit", "distance") else model
+    forward = model.forward_logits if value_loss in LOGIT_LOSSES else model
     model.train()
     n = len(states)
     bar = tqdm(

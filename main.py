@@ -38,6 +38,7 @@ import torch
 import Cli
 import Workers
 from Cli import C_PUCT, EVAL_SIMULATIONS, MAX_MOVES, DeviceError, add_device_flag, fail, resolve_device, show_progress
+from Gumbel_MCTS import BOOTSTRAP_STEPS, SEARCH_VALUE_TARGETS, SEARCH_VALUES, gumbel_self_play
 from Lookahead_Targets import greedy_policy_solve_rate, lookahead_targets, scramble_path_states
 from Plot_Scatter import METRIC_KEYS, MetricsLogger
 from Policy_Value_Net import CheckpointError, PolicyValueNet, load_state_dict, model_from_state, save_checkpoint
@@ -49,6 +50,7 @@ from Train_Network import VALUE_LOSSES, VALUE_WEIGHT, train_on_selfplay_data
 from Value_Sweep import NUM_CLASSES, Sweeper
 
 TARGET_SOURCES = ("selfplay", "lookahead", "sweep", *SEED_TARGETS)
+SEARCHES = ("puct", "gumbel")  # --search
 LR_SCHEDULES = ("constant", "cosine")
 
 #: Named presets (``--recipe``): flag values, as argparse destinations, that work together.
@@ -84,6 +86,24 @@ RECIPES = {
         warmup_iters=1,
         num_iters=70,
     ),
+    "alphazero": dict(
+        targets="selfplay",
+        search="gumbel",
+        sims=[32, 32, 32],
+        value_target="bootstrap",
+        bootstrap_steps=4,
+        search_value="best",
+        canonical_symmetry=True,
+        value_loss="bce",
+        value_weight=30.0,
+        keep_optimizer=True,
+        lr=1e-3,
+        episodes_per_iter=200,
+        epochs=2,
+        time_budget=90.0,
+        num_iters=100_000,
+        eval_sims=200,
+    ),
 }
 
 
@@ -92,7 +112,8 @@ def recipe_text(name: str) -> str:
     flags = []
     for key, value in RECIPES[name].items():
         flag = "--" + key.replace("_", "-")
-        flags.append(flag if value is True else f"{flag} {value}")
+        text = " ".join(map(str, value)) if isinstance(value, list) else value
+        flags.append(flag if value is True else f"{flag} {text}")
     return " ".join(flags)
 
 
@@ -303,10 +324,11 @@ def parse_args(argv=None) -> argparse.Namespace:
     g.add_argument(
         "--sims",
         type=Cli.simulations,
-        nargs=3,
+        nargs="+",
         default=[300, 600, 800],
-        metavar=("LE3", "LE7", "LONGER"),
-        help="MCTS simulations per move for scramble length <=3, <=7, longer",
+        metavar="N",
+        help="MCTS simulations per move for scramble length <=3, <=7, longer (three numbers), or one number for "
+        "every length",
     )
     g.add_argument(
         "--temps",
@@ -326,10 +348,54 @@ def parse_args(argv=None) -> argparse.Namespace:
     g = p.add_argument_group("recipe changes beyond the original (defaults keep the original)")
     g.add_argument(
         "--value-target",
-        choices=list(VALUE_TARGETS),
+        choices=[*VALUE_TARGETS, *SEARCH_VALUE_TARGETS],
         default="episode",
         help="value target of a state in an episode solved in n moves: 'episode' = max(0.4, 1-0.03n) for every state (original); "  # noqa: E501
-        "'remaining' = max(0.4, 1-0.03*(moves still needed from that state))",
+        "'remaining' = max(0.4, 1-0.03*(moves still needed from that state)); with --search gumbel, solved or not: "
+        "'search' = the search's value of that state (--search-value); 'bootstrap' = -0.03 per move for the next "
+        "--bootstrap-steps moves played, plus the search's value of the state reached (1 if solved)",
+    )
+    g.add_argument(
+        "--bootstrap-steps",
+        type=Cli.int_in(0, Cli.MAX_MOVE_LIMIT, "moves"),
+        default=BOOTSTRAP_STEPS,
+        help="with --value-target bootstrap: the moves n of the n-step target (0 = --value-target search)",
+    )
+    g.add_argument(
+        "--search-value",
+        choices=list(SEARCH_VALUES),
+        default="mean",
+        help="with --value-target search or bootstrap: the search's value of a state: 'mean' = the root's value, "
+        "the mean return of all its simulations (mctx); 'best' = the Q of the best root move visited",
+    )
+    g.add_argument(
+        "--depth-bound",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="with --value-target search or bootstrap: a state t moves into an episode from a k-move scramble is at "
+        "most k + t moves out, so its target is at least 1 - 0.03 (k + t)",
+    )
+    g.add_argument(
+        "--search",
+        choices=list(SEARCHES),
+        default="puct",
+        help="the self-play search: 'puct' = the original's MCTS, moves sampled from the visit counts, policy target "
+        "= visit counts; 'gumbel' = Gumbel AlphaZero root search (Gumbel_MCTS.py): each move the Sequential Halving "
+        "winner under Gumbel noise, policy target = the completed-Q improved policy (--temps, --select-mode and "
+        "--c-puct unused)",
+    )
+    g.add_argument(
+        "--gumbel-scale",
+        type=Cli.nonnegative_float,
+        default=1.0,
+        help="with --search gumbel: scale of the Gumbel noise on the root's moves (1 = the paper's self-play; 0 = "
+        "always the search's best move)",
+    )
+    g.add_argument(
+        "--max-considered",
+        type=Cli.int_in(1, 16, "root actions"),
+        default=16,
+        help="with --search gumbel: root actions Sequential Halving starts from (the paper's 16; a cube has 12 moves)",
     )
     g.add_argument(
         "--targets",
@@ -355,14 +421,16 @@ def parse_args(argv=None) -> argparse.Namespace:
     )
     g.add_argument(
         "--canonical-symmetry",
-        action="store_true",
+        action=argparse.BooleanOptionalAction,
+        default=False,
         help="as --canonical-orientation, and also map every cube to one representative of the (up to) 48 positions that "  # noqa: E501
         "are the same up to a symmetry of the cube (colours renamed as a rotation renames them, and mirror images): "
         "about 48 times fewer positions for the network to learn",
     )
     g.add_argument(
         "--keep-optimizer",
-        action="store_true",
+        action=argparse.BooleanOptionalAction,
+        default=False,
         help="one Adam optimizer for the whole run (saved with the training state) instead of a new one every iteration: "  # noqa: E501
         "a fresh Adam's first steps move every weight by about --lr, which blurs values that must be exact to 0.03",
     )
@@ -398,7 +466,8 @@ def parse_args(argv=None) -> argparse.Namespace:
         choices=list(VALUE_LOSSES),
         default="mse",
         help="'mse' = MSE of the value after its tanh (original); 'logit' = the same error measured through the "
-        "value before its tanh, which keeps a gradient where the tanh saturates (Train_Network.alphazero_loss); "
+        "value before its tanh, which keeps a gradient where the tanh saturates; 'bce' = cross-entropy of (1+v)/2 "
+        "to (1+z)/2, whose gradient before the tanh is v - z everywhere (Train_Network.alphazero_loss); "
         "'distance' = cross-entropy of a --distance-classes network's distance head with the target's distance",
     )
     g.add_argument(
@@ -423,6 +492,13 @@ def parse_args(argv=None) -> argparse.Namespace:
         type=Cli.int_in(0, 1_000_000, "iterations"),
         default=0,
         help="iterations of linear learning-rate warm-up (0 = none)",
+    )
+    g.add_argument(
+        "--time-budget",
+        type=Cli.nonnegative_float,
+        default=0.0,
+        help="minutes of training wall time (every session of a resumed run together) after which no new iteration "
+        "starts; 0 = none, --num-iters only",
     )
     g = p.add_argument_group("final evaluation (solve rate by scramble length)")
     g.add_argument("--eval-min-len", type=Cli.scramble_len, default=1, help="shortest scramble evaluated")
@@ -484,6 +560,16 @@ def parse_args(argv=None) -> argparse.Namespace:
         (args.start_scramble_len >= 1, "--start-scramble-len must be at least 1"),
         (args.max_episode_steps >= 1, "--max-episode-steps must be at least 1"),
         (min(args.sims) >= 1 and args.eval_sims >= 1, "simulation counts must be at least 1"),
+        (len(args.sims) in (1, 3), "--sims takes one number or three"),
+        (
+            args.value_target not in SEARCH_VALUE_TARGETS or args.search == "gumbel",
+            f"--value-target {args.value_target} reads the values of --search gumbel",
+        ),
+        (args.search == "puct" or args.targets == "selfplay", "--search gumbel plays self-play: --targets selfplay"),
+        (
+            args.search == "puct" or (args.workers == 1 and args.backend == "local"),
+            "--search gumbel plays its episodes in this process: leave --workers and --backend out",
+        ),
         (min(args.temps) > 0, "temperatures must be positive"),
         (1 <= args.eval_min_len <= args.eval_max_len, "--eval-min-len must be between 1 and --eval-max-len"),
         (args.eval_runs >= 1 and args.eval_max_steps >= 1, "--eval-runs and --eval-max-steps must be at least 1"),
@@ -491,6 +577,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     for ok, message in checks:
         if not ok:
             p.error(message)
+    args.sims = args.sims * 3 if len(args.sims) == 1 else args.sims  # one number: every scramble length
     return args
 
 
@@ -628,6 +715,7 @@ class Run:
     optimizer: torch.optim.Optimizer | None = None  # with --keep-optimizer
     iteration: int = 0  # the last completed iteration; 0 = none yet
     sweeper: Sweeper | None = None  # with --targets sweep: its best_depth is saved as "sweep_best_depth"
+    seconds: float = 0.0  # wall time of the completed iterations, every session together (--time-budget)
 
 
 STATE_KEYS = ("iteration", "scramble_len", "recent_solve_rates", "rng", "model", "buffer", "metrics", "args")
@@ -645,6 +733,7 @@ def state_to_dict(run: Run, args: argparse.Namespace) -> dict:
         "buffer": run.buffer.state(),
         "metrics": run.metrics,
         "args": json.dumps(vars(args)),
+        "seconds": run.seconds,
     }
     if run.optimizer is not None:
         state["optimizer"] = run.optimizer.state_dict()
@@ -676,7 +765,8 @@ def state_from_dict(state, path: str, args: argparse.Namespace, device: torch.de
     curriculum = Curriculum(state["scramble_len"], args.window, args.solve_threshold, list(state["recent_solve_rates"]))
     metrics = {k: list(v) for k, v in state["metrics"].items()}
     sweeper = new_sweeper(args, model, state.get("sweep_best_depth"))
-    return Run(model, curriculum, buffer, rng, metrics, optimizer, state["iteration"], sweeper)
+    seconds = float(state.get("seconds", 0.0))  # absent in states saved before --time-budget
+    return Run(model, curriculum, buffer, rng, metrics, optimizer, state["iteration"], sweeper, seconds)
 
 
 def _is_int(value) -> bool:
@@ -715,6 +805,9 @@ def state_problem(state) -> str | None:
         problem = metrics_problem(state["metrics"], state["iteration"])
     if problem is None and not isinstance(state.get("optimizer", {}), dict):
         problem = "has an optimizer state that is not a dictionary"
+    seconds = state.get("seconds", 0.0)
+    if problem is None and not (_all_finite([seconds]) and seconds >= 0):
+        problem = "has a training time that is not a number of seconds"
     if problem is None and "sweep_best_depth" in state:
         problem = sweep_problem(state["sweep_best_depth"])
     return problem
@@ -931,6 +1024,20 @@ def selfplay_step(args: argparse.Namespace, run: Run, device: torch.device, prog
     """MCTS self-play episodes into the replay buffer, and a sample of the buffer once it is full enough."""
     length = run.curriculum.scramble_len
     sims = simulations_for(length, tuple(args.sims))
+    if args.search == "gumbel":
+        res = gumbel_self_play(
+            run.model,
+            args.episodes_per_iter,
+            args.max_episode_steps,
+            sims,
+            length,
+            run.rng,
+            gumbel_scale=args.gumbel_scale,
+            max_considered=args.max_considered,
+            device=device,
+        )
+        values = res.state_values(args.value_target, args.bootstrap_steps, args.search_value, args.depth_bound)
+        return buffer_targets(args, run, res, values, f"gumbel sims {sims} |")
     temp = temperature_for(length, tuple(args.temps))
     _, solve_rate, res = Workers.self_play_fn(workers, run.iteration + 1, generate_self_play_data)(
         run.model,
@@ -947,16 +1054,18 @@ def selfplay_step(args: argparse.Namespace, run: Run, device: torch.device, prog
         return_results=True,
         value_target=args.value_target,
     )
-    run.buffer.extend(
-        np.concatenate(res.states),
-        np.concatenate(res.policies),
-        np.concatenate(res.state_values(args.value_target)),
-    )
+    return buffer_targets(args, run, res, res.state_values(args.value_target), f"sims {sims} | T {temp:.2f} |")
+
+
+def buffer_targets(args: argparse.Namespace, run: Run, res, values: list[np.ndarray], what: str) -> Targets:
+    """Add the episodes' states, policy targets and ``values`` to the replay buffer; a sample of
+    the buffer once it holds --min-buffer-batches batches (the original's warm-up)."""
+    run.buffer.extend(np.concatenate(res.states), np.concatenate(res.policies), np.concatenate(values))
     rate = ("sims/s", res.simulations / max(res.seconds, 1e-9))
     sample = None
     if len(run.buffer) >= args.batch_size * args.min_buffer_batches:
         sample = run.buffer.sample(run.rng, args.batch_size * args.sample_batches)
-    return Targets(sample, len(sample) if sample else 0, solve_rate, rate, f"sims {sims} | T {temp:.2f} |")
+    return Targets(sample, len(sample) if sample else 0, res.solve_rate, rate, what)
 
 
 def lookahead_step(args: argparse.Namespace, run: Run, device: torch.device, workers=None) -> Targets:
@@ -1109,24 +1218,43 @@ def train(
     progress: bool,
     workers=None,
 ) -> None:
-    """Iterations ``run.iteration + 1 .. --num-iters``: targets, training, commit."""
+    """Iterations ``run.iteration + 1 .. --num-iters``, or until the --time-budget is spent:
+    targets, training, commit."""
+    state_path = state_path_for(args.checkpoint)
     if run.iteration >= args.num_iters:
-        state_path = state_path_for(args.checkpoint)
         print(f"Nothing to train: {state_path} holds iteration {run.iteration} of --num-iters {args.num_iters}.")
         return
+    if budget_spent(args, run):
+        print(f"Nothing to train: {state_path} holds {spent_text(args, run)}.")
+        return
     start = time.perf_counter()
+    budget = f", or {args.time_budget:g} minutes in all" if args.time_budget else ""
     print(
-        f"Training on {device} for iterations {run.iteration + 1}..{args.num_iters} (seed {args.seed}); checkpoint {args.checkpoint}, logs in {args.log_dir}/"  # noqa: E501
+        f"Training on {device} for iterations {run.iteration + 1}..{args.num_iters}{budget} (seed {args.seed}); checkpoint {args.checkpoint}, logs in {args.log_dir}/"  # noqa: E501
     )
     for it in range(run.iteration + 1, args.num_iters + 1):
+        if budget_spent(args, run):
+            print(f"Time budget spent: {spent_text(args, run)}, {run.iteration} iterations.")
+            break
         t0 = time.perf_counter()
         length = run.curriculum.scramble_len
         targets = targets_step(args, run, device, progress, workers)
         losses = train_step(args, run, targets, it, device, progress)
+        run.seconds += time.perf_counter() - t0
         with guard.deferred():  # a signal now waits until everything is on disk
             changed = commit_step(args, run, logger, it, targets, losses)
         report_iteration(args, it, length, targets, losses, changed, run, t0, start)
     print(f"Training finished in {time.perf_counter() - start:.0f}s; model saved to {args.checkpoint}.")
+
+
+def budget_spent(args: argparse.Namespace, run: Run) -> bool:
+    """True once the completed iterations (every session of the run together) took --time-budget
+    minutes: a wall-time budget holds however busy the machine, an iteration count does not."""
+    return bool(args.time_budget) and run.seconds >= 60 * args.time_budget
+
+
+def spent_text(args: argparse.Namespace, run: Run) -> str:
+    return f"{run.seconds / 60:.1f} minutes of --time-budget {args.time_budget:g}"
 
 
 def evaluate_model(args: argparse.Namespace, model: PolicyValueNet, device, progress: bool) -> None:

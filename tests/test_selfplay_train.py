@@ -121,6 +121,29 @@ def test_alphazero_loss_matches_hand_computation():
     assert loss.item() == pytest.approx(1.0 * want_v + 1.2 * want_p, rel=1e-6)
 
 
+def test_bce_value_loss_by_hand_and_its_gradient_is_the_value_error():
+    """--value-loss bce: cross-entropy of (1 + tanh u) / 2 to (1 + z) / 2 minus the target's
+    entropy (the KL divergence); its gradient in the pre-tanh value u is v - z, however
+    saturated u is."""
+    u = torch.tensor([[-4.0], [0.3], [5.0]], requires_grad=True)
+    z = torch.tensor([0.97, 0.5, -1.0])
+    _, _, vloss = alphazero_loss(torch.zeros(3, 12), u, torch.full((3, 12), 1 / 12), z, value_loss="bce")
+    v = np.tanh(u.detach().numpy()[:, 0].astype(np.float64))
+    p, q = (1 + v) / 2, (1 + z.numpy().astype(np.float64)) / 2
+
+    def plogq(a, b):  # a * log(a / b), 0 where a is 0
+        return np.where(a > 0, a * np.log(np.where(a > 0, a, 1) / b), 0.0)
+
+    assert vloss.item() == pytest.approx((plogq(q, p) + plogq(1 - q, 1 - p)).mean(), rel=1e-4)
+    vloss.backward()
+    np.testing.assert_allclose(3 * u.grad[:, 0].numpy(), v - z.numpy(), rtol=1e-5)
+    exact = torch.atanh(torch.tensor([[0.4]]))
+    _, _, at_target = alphazero_loss(
+        torch.zeros(1, 12), exact, torch.full((1, 12), 1 / 12), torch.tensor([0.4]), value_loss="bce"
+    )
+    assert abs(at_target.item()) < 1e-6
+
+
 def test_training_lowers_the_loss_and_returns_seed_tuple():
     torch.manual_seed(0)
     rng = np.random.default_rng(0)
