@@ -329,8 +329,8 @@ def search_settings(runs: int, num_simulations: int, max_episode_steps: int, **m
 # --------------------------------------------------------------------------- every position
 def all_positions_sample(seed: int, sample: int, limit: int | None = None) -> np.ndarray:
     """Sorted distinct position indices: ``sample`` drawn uniformly (without replacement)
-    from ``seed``, plus every position at distance 13 or 14 (``limit``, for tests: at most
-    that many of those, drawn uniformly)."""
+    from ``seed``, plus every position at distance 13 or 14 (``limit``: at most that many of
+    those, drawn uniformly; 0 = the uniform sample alone)."""
     rng = np.random.default_rng(seed)
     uniform = rng.choice(NUM_STATES, size=min(sample, NUM_STATES), replace=False)
     far = np.flatnonzero(get_solver().table >= FAR_DISTANCE)
@@ -1090,7 +1090,14 @@ def parse_args(argv=None) -> argparse.Namespace:
         help=f"uniform positions of --all-positions (default: {ALL_POSITIONS_SAMPLE:,}; with --solver greedy: "
         "every position), plus every position at distances 13-14",
     )
-    g.add_argument("--limit", type=int, default=None, help=argparse.SUPPRESS)  # tests: cap the positions at 13-14
+    g.add_argument(
+        "--limit",
+        type=int,
+        default=None,
+        metavar="N",
+        help="a smaller check: with --sample, at most N of the positions at distances 13-14 (0 = the uniform sample "
+        "alone); with --solver greedy and no --sample, N evenly spaced positions instead of all",
+    )
     args = p.parse_args(argv)
     if args.max_steps is None:
         args.max_steps = get_puzzle(args.puzzle).default_max_moves
@@ -1102,7 +1109,12 @@ def parse_args(argv=None) -> argparse.Namespace:
         (not (args.all_positions and (args.by_distance or args.scrambles)), "--all-positions is a mode of its own"),
         (args.sample is None or args.all_positions, "--sample is for --all-positions"),
         (args.sample is None or args.sample >= 1, "--sample must be at least 1"),
-        (args.limit is None or args.limit >= 1, "--limit must be at least 1"),
+        (args.limit is None or args.limit >= 0, "--limit must be at least 0"),
+        (args.limit is None or args.all_positions, "--limit is for --all-positions"),
+        (
+            args.limit != 0 or args.solver != "greedy" or args.sample is not None,
+            "--limit 0 leaves no positions to play; give at least 1",
+        ),
     ]
     for ok, message in more_checks:
         if not ok:

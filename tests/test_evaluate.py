@@ -462,6 +462,18 @@ def test_all_positions_sample_end_to_end(checkpoints, tmp_path, capsys):
     assert (log_dir / "eval_all_positions.png").read_bytes()[:4] == b"\x89PNG"
 
 
+def test_all_positions_sample_limit_zero_is_the_uniform_sample_alone(capsys):
+    index = evaluate.all_positions_sample(3, 200, 0)
+    rng = np.random.default_rng(3)
+    assert np.array_equal(index, np.sort(rng.choice(evaluate.NUM_STATES, size=200, replace=False)))
+    assert len(np.flatnonzero(evaluate.all_positions_sample(3, 200))) > 80_000  # every position at 13-14 besides
+    with pytest.raises(SystemExit):
+        evaluate.parse_args(["--limit", "5"])  # --limit is for --all-positions
+    with pytest.raises(SystemExit):
+        evaluate.parse_args(["--all-positions", "--solver", "greedy", "--limit", "0"])
+    assert "--limit" in capsys.readouterr().err
+
+
 def test_all_positions_greedy_needs_an_orientation_invariant_network(checkpoints, tmp_path, capsys):
     args = ["--checkpoint", str(checkpoints["neutral"]), "--log-dir", str(tmp_path), "--all-positions"]
     assert evaluate.main([*args, "--solver", "greedy", "--no-progress"]) == 2
