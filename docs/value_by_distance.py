@@ -7,7 +7,9 @@ Value ``v`` is read as ``(1 - v) / 0.03`` moves, the inverse of the targets' ``1
 (an episode solved in n moves; with ``--value-target remaining`` or ``--targets lookahead``,
 n moves still to go). A head that knows distance reads d at distance d; the original
 recipe's reads about the same everywhere. The greedy solve rate plays the policy's most
-likely legal move for at most 40 moves. Positions: ``--runs`` uniform draws (with
+likely legal move for at most 40 moves; the optimal-move mass is the policy's probability
+summed over the moves that bring the cube one move closer (what MCTS at few simulations
+follows, since Q differs by only 0.03 per move). Positions: ``--runs`` uniform draws (with
 replacement) per distance from the optimal solver, the same for every checkpoint.
 """
 
@@ -26,18 +28,22 @@ import Cli  # noqa: E402
 from Lookahead_Targets import STEP_COST, greedy_policy_solve_rate  # noqa: E402
 from Optimal_Solver import MAX_DISTANCE, get_solver  # noqa: E402
 from Policy_Value_Net import CheckpointError, load_model  # noqa: E402
-from Rubik2x2Env import batch_onehot  # noqa: E402
+from Rubik2x2Env import NUM_ACTIONS, batch_apply_moves, batch_onehot  # noqa: E402
 
 
-def probe(model, solver, runs: int, seed: int) -> list[tuple[int, float, float, float]]:
-    """Per distance: ``(d, mean moves read from the value, their std, greedy solve rate)``."""
+def probe(model, solver, runs: int, seed: int) -> list[tuple[int, float, float, float, float]]:
+    """Per distance: ``(d, mean moves read from the value, their std, greedy solve rate,
+    mean policy mass on the moves one closer)``."""
     rows = []
     for d in range(1, MAX_DISTANCE + 1):
         cubes = solver.random_cubes_at_distance(np.random.default_rng([seed, d]), d, runs, replace=True)
         with torch.no_grad():
-            value = model(torch.from_numpy(batch_onehot(cubes)))[1].squeeze(-1).numpy()
-        moves = (1.0 - value) / STEP_COST
-        rows.append((d, float(moves.mean()), float(moves.std()), greedy_policy_solve_rate(model, cubes, 40)))
+            logits, value = model(torch.from_numpy(batch_onehot(cubes)))
+        moves = (1.0 - value.squeeze(-1).numpy()) / STEP_COST
+        children = batch_apply_moves(np.repeat(cubes, NUM_ACTIONS, axis=0), np.tile(np.arange(NUM_ACTIONS), len(cubes)))
+        closer = solver.table[solver.index(children)].reshape(len(cubes), NUM_ACTIONS) < d
+        mass = float((torch.softmax(logits, dim=-1).numpy() * closer).sum(axis=1).mean())
+        rows.append((d, float(moves.mean()), float(moves.std()), greedy_policy_solve_rate(model, cubes, 40), mass))
     return rows
 
 
@@ -62,8 +68,9 @@ def main(argv=None) -> int:
         print("| distance | " + " | ".join(str(d) for d in range(1, MAX_DISTANCE + 1)) + " |")
         print("| --- |" + " ---: |" * MAX_DISTANCE)
         rows = probe(model, solver, args.runs, args.seed)
-        print("| value reads | " + " | ".join(f"{m:.1f}±{s:.1f}" for _, m, s, _ in rows) + " |")
-        print("| greedy policy solves | " + " | ".join(f"{100 * g:.0f}%" for *_, g in rows) + " |")
+        print("| value reads | " + " | ".join(f"{m:.1f}±{s:.1f}" for _, m, s, *_ in rows) + " |")
+        print("| greedy policy solves | " + " | ".join(f"{100 * g:.0f}%" for *_, g, _ in rows) + " |")
+        print("| policy mass on optimal moves | " + " | ".join(f"{100 * w:.0f}%" for *_, w in rows) + " |")
     return 0
 
 
