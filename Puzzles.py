@@ -14,6 +14,7 @@ are unchanged.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -44,6 +45,10 @@ class Puzzle:
     default_max_moves: int  # moves per solve (greedy, mcts) and beam depth when no flag says otherwise
     checkpoint: str  # the model file name scripts look for (./NAME, else pretrained/NAME)
     reference: str  # what reference lengths are: "optimal" (exact) or "kociemba" (two-phase, upper bound)
+    #: ``(B, stickers) -> (B, stickers)``: each cube turned as a whole into one orientation shared
+    #: by all orientations of its position (the 2x2, which has no centres); None where the
+    #: centres fix the orientation (the 3x3).
+    orient: Callable[[np.ndarray], np.ndarray] | None = field(default=None, repr=False)
 
     # -- sizes and tables -------------------------------------------------------------
     @property
@@ -100,6 +105,13 @@ class Puzzle:
         """``(B,)`` exact keys of ``key_dtype`` (int64 for the 2x2)."""
         return self.model.batch_state_keys(cubes)
 
+    def position_keys(self, cubes: np.ndarray) -> np.ndarray:
+        """``(B,)`` keys equal exactly for cubes that are one position up to a whole-cube turn
+        (on the 2x2, ``U`` and ``D`` from one cube give one position): what an
+        orientation-invariant value cannot tell apart."""
+        cubes = np.asarray(cubes).reshape(-1, self.num_stickers)
+        return self.state_keys(cubes if self.orient is None else self.orient(cubes))
+
     def scramble(self, rng: np.random.Generator, batch: int, k: int) -> tuple[np.ndarray, np.ndarray]:
         """``batch`` cubes of ``k`` random moves each, and the moves."""
         return self.model.batch_scramble(rng, batch, k)
@@ -145,6 +157,7 @@ PUZZLES = {
         default_max_moves=40,
         checkpoint="rubik_policy_value.pt",
         reference="optimal",
+        orient=Rubik2x2Env.canonical_orientation,
     ),
     "3x3": Puzzle(
         name="3x3",

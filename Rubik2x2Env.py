@@ -262,6 +262,13 @@ def canonical_rotation(cubes: np.ndarray) -> np.ndarray:
     return (cubes[:, CANONICAL_SLOT_READS] == CANONICAL_SLOT_COLOURS).all(axis=2).argmax(axis=1)
 
 
+def canonical_orientation(cubes: np.ndarray) -> np.ndarray:
+    """``(B, 24)``: each cube turned as a whole into its canonical orientation, the same
+    stickers for every orientation of one position."""
+    cubes = np.asarray(cubes).reshape(-1, NUM_STICKERS)
+    return batch_rotate(cubes, canonical_rotation(cubes))
+
+
 # --------------------------------------------------------------------------- the env
 class Rubik2x2Env(CubeEnv):
     """The 2x2x2 Rubik's cube as a Gymnasium environment, with action masking.

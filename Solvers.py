@@ -88,6 +88,9 @@ PolicyFn = Callable[[np.ndarray], np.ndarray]
 #: The solvers that search with the 2x2's MCTS machinery (its tree, cache and network checks):
 #: they refuse another puzzle until that machinery takes one.
 TWO_BY_TWO_SOLVERS = ("mcts", "gumbel")
+#: The solvers that read ``value_fn`` as a function of each cube alone (so ``solve_cubes`` may
+#: hand them ``evaluate_once(value_fn)``: the same values, fewer network rows).
+VALUE_SEARCHES = ("greedy", "beam", "astar")
 GREEDY_CHUNK = 1 << 16  # cubes per lockstep greedy batch: bounds the (chunk, 12, stickers) children
 SOLVER_NAMES = ("mcts", "greedy", "beam", "astar", "bestfirst", "gumbel")
 #: The solvers that read a network (``bestfirst`` runs on its hand heuristic alone).
@@ -171,7 +174,28 @@ def exact_value_fn(solver=None) -> ValueFn:
     def value_fn(cubes: np.ndarray) -> np.ndarray:
         return 1.0 - VALUE_PER_MOVE * solver.batch_distance(cubes)
 
+    value_fn.reads_positions = True
     return value_fn
+
+
+def evaluate_once(fn: ValueFn, puzzle: Puzzle, by_position: bool = False) -> ValueFn:
+    """``fn`` that evaluates each distinct cube of a request once and copies its row to the
+    others: equal stickers (``state_keys``), or with ``by_position`` equal positions up to a
+    whole-cube turn (``position_keys``; only for a value that cannot tell orientations apart,
+    such as a network's with a canonical orientation: ``reads_positions``; never a policy,
+    whose moves are renamed by a turn). On the 2x2 the 12 children of a cube
+    are only 6 positions (``U`` and ``D`` give one), so a value search evaluates half as many."""
+    keys_of = puzzle.position_keys if by_position else puzzle.state_keys
+
+    def once(cubes: np.ndarray) -> np.ndarray:
+        cubes = np.asarray(cubes).reshape(-1, puzzle.num_stickers)
+        _, first, inverse = np.unique(keys_of(cubes), return_index=True, return_inverse=True)
+        if len(first) == len(cubes):
+            return fn(cubes)
+        return np.asarray(fn(cubes[first]))[inverse.reshape(-1)]
+
+    once.reads_positions = getattr(fn, "reads_positions", False)
+    return once
 
 
 def network_fns(
@@ -207,6 +231,10 @@ def network_fns(
     def policy_fn(cubes: np.ndarray) -> np.ndarray:
         return forward(cubes)[0]
 
+    # ``reads_positions``: a network that turns every input into its canonical orientation reads
+    # every orientation of a position alike (the same value; the same policy, its moves renamed),
+    # so ``evaluate_once`` may evaluate one of them and beam search may keep one of them.
+    value_fn.reads_positions = policy_fn.reads_positions = bool(getattr(model, "canonical", False))
     return value_fn, policy_fn
 
 
@@ -420,6 +448,7 @@ def beam(
     rank: str = "value",
     seconds: float | None = None,
     puzzle: Puzzle | str | None = None,
+    by_position: bool = False,
 ) -> SolveResult:
     """Beam search from one cube; stops at the first depth where a child is solved.
 
@@ -428,13 +457,18 @@ def beam(
     policy is evaluated on the beam, its children need no evaluation). A state reached twice
     within one depth is kept once (its best-ranked copy); ties keep beam order, then the
     lowest action. Budgets: ``max_depth`` moves, ``max_nodes`` children generated (never
-    exceeded: a depth that would exceed it is not started), ``seconds``.
+    exceeded: a depth that would exceed it is not started), ``seconds``. ``by_position``: states
+    are "the same" when they are one position up to a whole-cube turn (``Puzzle.position_keys``;
+    for a network with a canonical orientation, which cannot tell them apart), so the beam
+    never spends two places on one position.
     ``beam_lockstep`` runs the same search for many cubes in lockstep.
     """
     fn = _beam_fn(rank, value_fn, policy_fn)
     puzzle = get_puzzle(puzzle)
     return _run_one(
-        lambda clock: _beam_search(cube, last, count, beam_width, max_depth, max_nodes, rank, seconds, clock, puzzle),
+        lambda clock: _beam_search(
+            cube, last, count, beam_width, max_depth, max_nodes, rank, seconds, clock, puzzle, by_position
+        ),
         fn,
     )
 
@@ -452,6 +486,7 @@ def beam_lockstep(
     seconds: float | None = None,
     chunk: int = LOCKSTEP_CHUNK,
     puzzle: Puzzle | str | None = None,
+    by_position: bool = False,
 ) -> list[SolveResult]:
     """``beam`` from every cube, in lockstep groups of up to ``chunk`` cubes: per depth, the
     children (policy rank: the beams) of every unfinished cube go through one network call,
@@ -465,7 +500,17 @@ def beam_lockstep(
 
     def start(i: int, clock: Clock) -> Search:
         return _beam_search(
-            cubes[i], int(last[i]), int(count[i]), beam_width, max_depth, max_nodes, rank, seconds, clock, puzzle
+            cubes[i],
+            int(last[i]),
+            int(count[i]),
+            beam_width,
+            max_depth,
+            max_nodes,
+            rank,
+            seconds,
+            clock,
+            puzzle,
+            by_position,
         )
 
     return _lockstep(start, len(cubes), fn, chunk)
@@ -481,18 +526,29 @@ def _beam_fn(rank: str, value_fn, policy_fn):
 
 
 def _beam_search(
-    cube, last, count, beam_width, max_depth, max_nodes, rank, seconds, clock: Clock, puzzle: Puzzle | None = None
+    cube,
+    last,
+    count,
+    beam_width,
+    max_depth,
+    max_nodes,
+    rank,
+    seconds,
+    clock: Clock,
+    puzzle: Puzzle | None = None,
+    by_position: bool = False,
 ) -> Search:
     """The beam search of one cube (see ``beam``), as a ``Search``: it requests the values of
     each depth's new children (policy rank: the logits of the beam)."""
     puzzle = get_puzzle(puzzle)
+    keys_of = puzzle.position_keys if by_position else puzzle.state_keys
     root = np.asarray(cube, dtype=np.int8).reshape(1, puzzle.num_stickers)
     if puzzle.is_solved(root)[0]:
         return SolveResult([], True, 0, 0.0)
     states, (lasts, counts) = root, _history(1, last, count)
     paths = np.zeros((1, 0), np.intp)  # [k, depth] moves from the root to each beam state
     cum = np.zeros(1)  # [k] cumulative log-probability (policy rank)
-    expanded = puzzle.state_keys(root)  # sorted keys of every state a beam has held
+    expanded = keys_of(root)  # sorted keys of every state a beam has held
     nodes = 0
     for _ in range(max_depth):
         legal = puzzle.legal_action_mask(lasts, counts)  # [k, 12]
@@ -505,7 +561,7 @@ def _beam_search(
         if len(solved):
             moves = paths[parent[solved[0]]].tolist() + [int(action[solved[0]])]
             return SolveResult(moves, verify(root, moves, puzzle), nodes, 0.0)
-        keys = puzzle.state_keys(children)
+        keys = keys_of(children)
         if rank == "value":
             # A position's value does not depend on the path, so its first copy (beam order,
             # then action) stands for all, and only those are evaluated.
@@ -882,6 +938,7 @@ def _run_beam(cubes, last, count, opts, model, value_fn, policy_fn, device, puzz
         opts.beam_rank,
         opts.seconds,
         puzzle=puzzle,
+        by_position=getattr(value_fn if opts.beam_rank == "value" else policy_fn, "reads_positions", False),
     )
 
 
@@ -990,6 +1047,8 @@ def solve_cubes(
         net_value, net_policy = network_fns(model, device, puzzle=puzzle)
         value_fn = net_value if value_fn is None else value_fn
         policy_fn = net_policy if policy_fn is None else policy_fn
+    if value_fn is not None and name in VALUE_SEARCHES:
+        value_fn = evaluate_once(value_fn, puzzle, getattr(value_fn, "reads_positions", False))
     return SOLVERS[name](cubes, last, count, opts, model, value_fn, policy_fn, device, puzzle=puzzle)
 
 

@@ -31,7 +31,7 @@ def test_value_by_distance_prints_both_rows_for_every_distance(tmp_path, checkpo
     # The neutral net's value is 0 everywhere: it reads (1 - 0) / 0.03 = 33.3 moves at every distance.
     assert reads.count("33.3±0.0") == 14
     assert greedy.count("%") == 14
-    # Its policy is uniform: a cube one move out has 2 solving moves (U and D' differ by a rotation), 2/12 = 17%.
+    # Its policy is uniform: a cube one move out has 2 solving moves (U and D: one position), 2/12 = 17%.
     mass = next(l for l in lines if l.startswith("| policy mass on optimal moves"))
     assert mass.count("%") == 14 and mass.startswith("| policy mass on optimal moves | 17% |")
     missing = run("value_by_distance.py", "nowhere.pt", cwd=tmp_path)

@@ -14,10 +14,13 @@ import torch
 import Solvers as S
 from Optimal_Solver import get_solver
 from Policy_Value_Net import PolicyValueNet
+from Puzzles import get_puzzle
 from Rubik2x2Env import (
     NO_ACTION,
+    ROTATION_PERMS,
     SOLVED_STICKERS,
     apply_moves,
+    batch_rotate,
     batch_scramble,
     legal_action_mask,
     next_face_count,
@@ -311,8 +314,11 @@ def test_solver_settings_name_each_solvers_options():
 # The single-cube beam and A* exactly as they were before the lockstep driver (one network
 # call per cube per step), frozen here as the reference the lockstep versions must match.
 def reference_beam(cube, value_fn=None, policy_fn=None, last=NO_ACTION, count=0, beam_width=100, max_depth=40,
-                   max_nodes=200_000, rank="value"):  # fmt: skip
-    from Rubik2x2Env import batch_apply_moves, batch_is_solved, batch_state_keys
+                   max_nodes=200_000, rank="value", batch_state_keys=None):  # fmt: skip
+    from Rubik2x2Env import batch_apply_moves, batch_is_solved
+
+    if batch_state_keys is None:  # states are "the same" when their stickers are
+        from Rubik2x2Env import batch_state_keys
 
     root = np.asarray(cube, dtype=np.int8).reshape(1, 24)
     if batch_is_solved(root)[0]:
@@ -497,6 +503,19 @@ def test_beam_lockstep_matches_one_cube_at_a_time(lockstep_cubes, value_tables, 
     assert same_steps(alone, want[::6]) == []
 
 
+@pytest.mark.parametrize("fn_name", ["exact", "tied table"])
+@pytest.mark.parametrize("width", [1, 8])
+def test_beam_by_position_matches_its_reference(lockstep_cubes, value_tables, fn_name, width):
+    cubes, last, count = lockstep_cubes
+    fn, keys = value_tables[fn_name], get_puzzle("2x2").position_keys  # both tables read positions
+    want = [
+        reference_beam(c, fn, None, a, k, width, 16, 3000, batch_state_keys=keys) for c, a, k in zip(cubes, last, count)
+    ]
+    got = S.beam_lockstep(cubes, fn, None, last, count, width, 16, 3000, chunk=7, by_position=True)
+    check_results(cubes, got)
+    assert same_steps(got, want) == []
+
+
 def test_beam_lockstep_policy_rank_matches(lockstep_cubes, solver):
     rng = np.random.default_rng(12)
     table = rng.normal(size=3_674_160).astype(np.float32)
@@ -584,3 +603,46 @@ def test_lockstep_budgets_and_shared_seconds(lockstep_cubes, exact, solver):
         assert not any(r.solved for r, d in zip(timed, dist) if d >= 3)
         groups = -(-len(cubes) // (S.LOCKSTEP_NODES // S.SolverOptions().max_nodes)) if name == "astar" else 1
         assert len({r.seconds for r in timed}) == groups and all(r.seconds > 0 for r in timed)
+
+
+def test_position_keys_equal_exactly_for_one_position_up_to_a_turn(solver):
+    puzzle = get_puzzle("2x2")
+    cubes, _ = batch_scramble(np.random.default_rng(5), 200, 12)
+    turned = batch_rotate(cubes, np.random.default_rng(6).integers(0, len(ROTATION_PERMS), len(cubes)))
+    assert np.array_equal(puzzle.position_keys(cubes), puzzle.position_keys(turned))
+    # Equal keys exactly where the optimal solver's index (positions up to a turn) is equal.
+    children = np.concatenate([puzzle.apply(cubes, np.full(len(cubes), a)) for a in range(12)])
+    keys, index = puzzle.position_keys(children), solver.index(children)
+    assert len(np.unique(keys)) == len(np.unique(index))
+    assert len(np.unique(np.stack([keys, index]), axis=1)[0]) == len(np.unique(index))
+    # U and D (and each move and the same turn of the opposite face) give one position.
+    for a, b in ((0, 10), (1, 11), (2, 6), (3, 7), (4, 8), (5, 9)):
+        assert np.array_equal(keys[a * 200 : (a + 1) * 200], keys[b * 200 : (b + 1) * 200])
+    three = get_puzzle("3x3")
+    c3, _ = three.scramble(np.random.default_rng(1), 5, 8)
+    assert np.array_equal(three.position_keys(c3), three.state_keys(c3))
+
+
+def test_evaluate_once_serves_each_position_once(solver, exact):
+    puzzle = get_puzzle("2x2")
+    seen = []
+
+    def counting(cubes):
+        seen.append(len(cubes))
+        return exact(cubes)
+
+    counting.reads_positions = True
+    cubes, _ = batch_scramble(np.random.default_rng(3), 50, 9)
+    children = np.concatenate([puzzle.apply(cubes, np.full(50, a)) for a in range(12)])
+    once = S.evaluate_once(counting, puzzle, by_position=True)
+    assert np.array_equal(once(children), exact(children)) and once.reads_positions
+    assert seen[-1] == len(np.unique(solver.index(children))) <= 6 * 50
+    by_stickers = S.evaluate_once(counting, puzzle)  # exact duplicates only
+    assert np.array_equal(by_stickers(np.concatenate([children, children])), exact(np.concatenate([children] * 2)))
+    assert seen[-1] == len(np.unique(puzzle.state_keys(children))) == len(children)
+    # solve_cubes serves the value searches through it: the same solutions as the plain function.
+    plain = S.greedy(cubes, exact)
+    served = S.solve_cubes("greedy", cubes, value_fn=exact)
+    assert [r.moves for r in served] == [r.moves for r in plain]
+    assert S.network_fns(PolicyValueNet(canonical_symmetry=True))[0].reads_positions
+    assert not S.network_fns(PolicyValueNet())[0].reads_positions
