@@ -45,10 +45,15 @@ class Puzzle:
     default_max_moves: int  # moves per solve (greedy, mcts) and beam depth when no flag says otherwise
     checkpoint: str  # the model file name scripts look for (./NAME, else pretrained/NAME)
     reference: str  # what reference lengths are: "optimal" (exact) or "kociemba" (two-phase, upper bound)
+    log_dir: str  # main.py's and evaluate.py's default --log-dir
+    eval_max_len: int  # evaluate.py's default --max-len (the longest scramble evaluated)
     #: ``(B, stickers) -> (B, stickers)``: each cube turned as a whole into one orientation shared
     #: by all orientations of its position (the 2x2, which has no centres); None where the
     #: centres fix the orientation (the 3x3).
     orient: Callable[[np.ndarray], np.ndarray] | None = field(default=None, repr=False)
+    #: ``random_states(rng, batch) -> (batch, stickers)``: uniformly random positions, or None
+    #: (the 2x2 samples its positions from the exact table instead: --all-positions).
+    random_states: Callable | None = field(default=None, repr=False)
 
     # -- sizes and tables -------------------------------------------------------------
     @property
@@ -157,6 +162,8 @@ PUZZLES = {
         default_max_moves=40,
         checkpoint="rubik_policy_value.pt",
         reference="optimal",
+        log_dir="training_logs",
+        eval_max_len=20,  # the original's evaluation
         orient=Rubik2x2Env.canonical_orientation,
     ),
     "3x3": Puzzle(
@@ -170,6 +177,9 @@ PUZZLES = {
         default_max_moves=100,
         checkpoint="rubik3x3_policy_value.pt",
         reference="kociemba",
+        log_dir="training_logs_3x3",
+        eval_max_len=26,  # every 3x3 position is within 26 quarter turns
+        random_states=Rubik3x3Env.random_states,
     ),
 }
 PUZZLE_NAMES = tuple(PUZZLES)
