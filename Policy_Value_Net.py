@@ -1,7 +1,7 @@
 """Policy-value network (the original's architecture) and safe checkpoint I/O.
 
-``PolicyValueNet``: 144 -> 512 -> 1024 -> 512 -> 128, each Linear followed by LayerNorm and
-ReLU; a policy head (12 logits) and a value head (tanh). Checkpoints are bare
+``PolicyValueNet``: 144 -> 512 -> 1024 -> 512 -> 128 (``HIDDEN_SIZES``), each Linear followed by
+LayerNorm and ReLU; a policy head (12 logits) and a value head (tanh). Checkpoints are bare
 ``state_dict`` files (a checkpoint of the original project loads too), written atomically
 and read with ``weights_only=True``.
 
@@ -20,6 +20,10 @@ renames the moves back through both: about 48 times fewer inputs again. The valu
 same for all images; so is the policy, renamed, except on the few cubes that are their own
 image under some symmetry, where the tie between equal images is broken by symmetry order.
 Its checkpoint also holds ``canonical_symmetry``.
+
+``hidden_sizes`` (``main.py --hidden-sizes``; default ``HIDDEN_SIZES``, the original's) sets the
+body's widths; a checkpoint records them in its layer shapes and ``model_from_state`` reads them
+from there, as it reads the inputs and the value head.
 
 Other puzzles: ``obs_dim`` and ``act_dim`` are the puzzle's (``Puzzles.Puzzle.obs_dim``: 144 for
 the 2x2, 324 for the 3x3; 12 actions for both). A checkpoint records them in its layer shapes,
@@ -66,14 +70,18 @@ class PolicyValueNet(nn.Module):
         canonical_orientation: bool = False,
         canonical_symmetry: bool = False,
         distance_classes: int = 0,
+        hidden_sizes: tuple[int, ...] = HIDDEN_SIZES,
     ):
         super().__init__()
         if (canonical_orientation or canonical_symmetry) and obs_dim != OBS_DIM_2X2:
             raise ValueError(f"canonical orientation and symmetry are the 2x2's ({OBS_DIM_2X2} inputs), not {obs_dim}")
+        if not hidden_sizes or min(hidden_sizes) < 1:
+            raise ValueError(f"hidden layer sizes must be at least one positive number, got {list(hidden_sizes)}")
         self.obs_dim, self.act_dim = obs_dim, act_dim
+        self.hidden_sizes = tuple(int(h) for h in hidden_sizes)
         layers: list[nn.Module] = []
         width = obs_dim
-        for hidden in HIDDEN_SIZES:
+        for hidden in self.hidden_sizes:
             layers += [nn.Linear(width, hidden), nn.LayerNorm(hidden), nn.ReLU()]
             width = hidden
         self.body = nn.Sequential(*layers)
@@ -277,6 +285,15 @@ def distance_classes_of(state: dict) -> int:
     return rows if rows > 1 else 0
 
 
+def hidden_sizes_of(state: dict) -> tuple[int, ...]:
+    """The hidden layer sizes of a state_dict: the rows of each body Linear (``body.0``,
+    ``body.3``, ... : Linear, LayerNorm, ReLU per layer); ``HIDDEN_SIZES`` when it has none."""
+    sizes = []
+    while isinstance(weight := state.get(f"body.{3 * len(sizes)}.weight"), torch.Tensor) and weight.dim() == 2:
+        sizes.append(int(weight.shape[0]))
+    return tuple(sizes) or HIDDEN_SIZES
+
+
 def is_canonical(state: dict) -> bool:
     """Whether a state_dict belongs to a ``PolicyValueNet(canonical_orientation=True)``."""
     return CANONICAL_KEY in state
@@ -292,7 +309,7 @@ def model_from_state(
     """A ``PolicyValueNet`` holding the weights of ``state`` (read from ``path``). It
     canonicalises orientations (and symmetries) if ``state`` did or the flags ask for it:
     a plain network's weights then start a canonicalising one. Its value head (scalar, or
-    ``distance_classes`` rows) is the one ``state`` holds."""
+    ``distance_classes`` rows) and its hidden layer sizes are the ones ``state`` holds."""
     markers = (CANONICAL_KEY, SYMMETRY_KEY)
     obs_dim, act_dim = state_dims(state)
     try:
@@ -302,6 +319,7 @@ def model_from_state(
             canonical_orientation=canonical_orientation or is_canonical(state),
             canonical_symmetry=canonical_symmetry or SYMMETRY_KEY in state,
             distance_classes=distance_classes_of(state) if "value_head.weight" in state else distance_classes,
+            hidden_sizes=hidden_sizes_of(state),
         )
     except ValueError as exc:
         raise CheckpointError(f"checkpoint '{path}' cannot be built: {exc}.") from None
