@@ -38,11 +38,11 @@ import numpy as np
 import torch
 
 from Policy_Value_Net import VALUE_PER_MOVE, eval_mode
+from Puzzles import get_puzzle
 from Rubik2x2Env import (
     NO_ACTION,
     NUM_ACTIONS,
     ROTATION_PERMS,
-    SOLVED_STICKERS,
     batch_apply_moves,
     batch_is_solved,
     batch_mirror,
@@ -58,20 +58,24 @@ UNSOLVED_MAX = 1.0 - STEP_COST
 
 
 def scramble_path_states(
-    rng: np.random.Generator, num_states: int, max_len: int
+    rng: np.random.Generator, num_states: int, max_len: int, puzzle=None, moves: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """About ``num_states`` cubes: every prefix of ``ceil(num_states / max_len)`` random
     scrambles of ``max_len`` moves, so scramble depths 1..max_len are equally common.
 
-    Returns ``cubes (n, 24) int8``, ``depth (n,)`` (moves scrambled so far) and
-    ``last (n,)`` (the last scramble move), ordered depth by depth.
+    Returns ``cubes (n, 24) int8`` (``(n, 54)`` for the 3x3: ``puzzle``, a ``Puzzles.Puzzle`` or
+    its name, default the 2x2), ``depth (n,)`` (moves scrambled so far) and ``last (n,)`` (the last
+    scramble move), ordered depth by depth. ``moves`` ``(paths, max_len)``: these paths instead
+    of scrambles drawn from ``rng`` (``Seed_Targets.diffusion_walks``).
     """
-    paths = -(-num_states // max_len)
-    moves = scramble_moves(rng, paths, max_len)
-    cubes = np.tile(SOLVED_STICKERS, (paths, 1))
+    puzzle = get_puzzle(puzzle)
+    if moves is None:
+        moves = scramble_moves(rng, -(-num_states // max_len), max_len)
+    paths = len(moves)
+    cubes = np.tile(puzzle.solved, (paths, 1))
     out = []
     for i in range(max_len):
-        cubes = batch_apply_moves(cubes, moves[:, i])
+        cubes = puzzle.apply(cubes, moves[:, i])
         out.append(cubes)
     depth = np.repeat(np.arange(1, max_len + 1), paths)
     return np.concatenate(out), depth, moves.T.reshape(-1)
@@ -153,13 +157,16 @@ def lookahead_targets(
 
 
 @torch.no_grad()
-def greedy_policy_solve_rate(model: torch.nn.Module, start_cubes: np.ndarray, max_steps: int, device=None) -> float:
+def greedy_policy_solve_rate(
+    model: torch.nn.Module, start_cubes: np.ndarray, max_steps: int, device=None, puzzle=None
+) -> float:
     """Fraction of ``start_cubes`` solved within ``max_steps`` by always playing the
     policy's most likely legal move (no search): the cheap solve rate the lookahead recipe
-    logs every iteration and feeds to the curriculum."""
+    logs every iteration and feeds to the curriculum. ``puzzle``: as ``scramble_path_states``."""
     device = device if device is not None else next(model.parameters()).device
+    puzzle = get_puzzle(puzzle)
     cubes = np.asarray(start_cubes, dtype=np.int8).copy()
-    solved = batch_is_solved(cubes)
+    solved = puzzle.is_solved(cubes)
     last = np.full(len(cubes), NO_ACTION, dtype=np.intp)
     count = np.zeros(len(cubes), dtype=np.intp)
     with eval_mode(model):
@@ -167,11 +174,11 @@ def greedy_policy_solve_rate(model: torch.nn.Module, start_cubes: np.ndarray, ma
             active = np.flatnonzero(~solved)
             if len(active) == 0:
                 break
-            logits = model(torch.from_numpy(batch_onehot(cubes[active])).to(device))[0].cpu().numpy()
+            logits = model(torch.from_numpy(puzzle.encode(cubes[active])).to(device))[0].cpu().numpy()
             logits[~legal_action_mask(last[active], count[active])] = -np.inf
             actions = logits.argmax(axis=1)
-            cubes[active] = batch_apply_moves(cubes[active], actions)
+            cubes[active] = puzzle.apply(cubes[active], actions)
             count[active] = next_face_count(last[active], count[active], actions)
             last[active] = actions
-            solved[active] = batch_is_solved(cubes[active])
+            solved[active] = puzzle.is_solved(cubes[active])
     return float(solved.mean()) if len(solved) else 0.0

@@ -110,10 +110,10 @@ def _lookahead(model, rng, n, length, double_estimate, policy_temperature):
     return cubes, z, pi
 
 
-def _seed_targets(model, rng, kind, n, length):
+def _seed_targets(model, rng, kind, n, length, puzzle="2x2"):
     from Seed_Targets import seed_training_sample
 
-    return seed_training_sample(kind, model, rng, n, length, "cpu")
+    return seed_training_sample(kind, model, rng, n, length, "cpu", puzzle)
 
 
 def _evaluate(model, rng, cubes, solver, options, sims, max_steps, seed, c_puct, puzzle="2x2"):
@@ -267,9 +267,10 @@ class WorkerPool:
         parts = self.map("lookahead", model, iteration, params)
         return tuple(np.concatenate([p[i] for p in parts]) for i in range(3))
 
-    def seed_sample(self, kind, model, iteration, n, length):
-        """``--targets adi|scramble``: ``Seed_Targets.seed_training_sample`` split over the workers."""
-        params = self._shares(n, kind=kind, length=length)
+    def seed_sample(self, kind, model, iteration, n, length, puzzle="2x2"):
+        """``--targets adi|scramble|diffusion``: ``Seed_Targets.seed_training_sample`` of ``puzzle``
+        (by name) split over the workers."""
+        params = self._shares(n, kind=kind, length=length, puzzle=puzzle)
         parts = self.map("seed", model, iteration, params)
         return tuple(np.concatenate([p[i] for p in parts]) for i in range(4))
 
