@@ -11,8 +11,13 @@ their value and policy targets from a one-ply full-width search with the current
 (Lookahead_Targets.py), and trains on them; the solve rate that drives the curriculum is
 then the network's own greedy solve rate on ``--episodes-per-iter`` fresh scrambles.
 ``--targets sweep`` (Value_Sweep.py) trains on every class of positions up to symmetry each
-iteration, and ``--targets adi`` / ``scramble`` on the seed systems' targets (Seed_Targets.py);
-both use the same greedy solve rate.
+iteration, ``--targets adi`` / ``scramble`` on the seed systems' targets and ``--targets
+diffusion`` on CayleyPy's random-walk lengths (Seed_Targets.py); all use the same greedy solve rate.
+
+``--puzzle 3x3`` trains a 3x3 network (324 inputs, ``--hidden-sizes``) with ``--targets
+diffusion``, ``scramble`` or ``adi``, which need no search; ``--recipe 3x3`` is the preset for a
+few hours on a CPU. The MCTS self-play, the lookahead and the sweep, and the canonicalising
+options, are the 2x2's; asked for with the 3x3, ``main.py`` stops with one sentence (exit 2).
 
 Stop at any time (Ctrl-C or SIGTERM): the last completed iteration is on disk and running
 the same command again continues from the next one. ``--fresh`` starts over.
@@ -41,17 +46,28 @@ from Cli import C_PUCT, EVAL_SIMULATIONS, MAX_MOVES, DeviceError, add_device_fla
 from Gumbel_MCTS import BOOTSTRAP_STEPS, SEARCH_VALUE_TARGETS, SEARCH_VALUES, gumbel_self_play
 from Lookahead_Targets import greedy_policy_solve_rate, lookahead_targets, scramble_path_states
 from Plot_Scatter import METRIC_KEYS, MetricsLogger
-from Policy_Value_Net import CheckpointError, PolicyValueNet, load_state_dict, model_from_state, save_checkpoint
-from Rubik2x2Env import NUM_ACTIONS, NUM_FACES, NUM_STICKERS, batch_onehot, batch_scramble
+from Policy_Value_Net import (
+    HIDDEN_SIZES,
+    CheckpointError,
+    PolicyValueNet,
+    load_state_dict,
+    model_from_state,
+    save_checkpoint,
+)
+from Puzzles import PUZZLES, add_puzzle_flag, get_puzzle
+from Rubik2x2Env import NUM_ACTIONS, NUM_FACES, NUM_STICKERS, batch_onehot
 from Run_IO import FILE_MODE, OutputError, atomic_write, check_writable, process_alive, read_json, remove_stale_temps
 from Seed_Targets import SEED_TARGETS, seed_training_sample
 from Self_Play import VALUE_TARGETS, generate_self_play_data
+from Solvers import SOLVER_NAMES, SolverOptions, solver_puzzle_problem
 from Train_Network import VALUE_LOSSES, VALUE_WEIGHT, train_on_selfplay_data
 from Value_Sweep import NUM_CLASSES, Sweeper
 
 TARGET_SOURCES = ("selfplay", "lookahead", "sweep", *SEED_TARGETS)
 SEARCHES = ("puct", "gumbel")  # --search
-LR_SCHEDULES = ("constant", "cosine")
+LR_SCHEDULES = ("constant", "cosine", "cosine-time")
+#: What --targets the 3x3 trains with: those that read no 2x2-only machinery (MCTS, sweep tables).
+TARGETS_3X3 = ("diffusion", "scramble", "adi")
 
 #: Named presets (``--recipe``): flag values, as argparse destinations, that work together.
 _SWEEP = dict(
@@ -104,6 +120,36 @@ RECIPES = {
         num_iters=100_000,
         eval_sims=200,
     ),
+    # The 3x3 on a 2-core CPU for a few hours (docs/puzzles.md): CayleyPy's random-walk lengths,
+    # every walk length 1..26 (the 3x3's diameter in quarter turns) from the first iteration,
+    # large batches of fresh states (no replay: each state is seen once), a distance head that
+    # reads the expected walk length, and a learning rate annealed over the time budget.
+    "3x3": dict(
+        puzzle="3x3",
+        targets="diffusion",
+        walk_len=26,
+        hidden_sizes=[1024, 256, 256, 256],
+        value_loss="distance",
+        distance_classes=27,
+        value_weight=2.0,
+        keep_optimizer=True,
+        states_per_iter=524_288,
+        epochs=1,
+        batch_size=2048,
+        lr=1e-3,
+        lr_schedule="cosine-time",
+        lr_end=2e-5,
+        warmup_iters=2,
+        time_budget=210.0,
+        num_iters=1_000_000,
+        start_scramble_len=8,
+        window=4,
+        episodes_per_iter=200,
+        max_episode_steps=60,
+        eval_runs=10,
+        eval_max_len=26,
+        eval_max_steps=40,
+    ),
 }
 
 
@@ -117,14 +163,19 @@ def recipe_text(name: str) -> str:
     return " ".join(flags)
 
 
-def learning_rate(args: argparse.Namespace, iteration: int) -> float:
+def learning_rate(args: argparse.Namespace, iteration: int, seconds: float = 0.0) -> float:
     """The learning rate of ``iteration`` (1-based): ``--lr``, or with ``--lr-schedule cosine``
-    a half cosine from ``--lr`` down to ``--lr-end`` over ``--num-iters``; either way times
-    ``iteration / --warmup-iters`` during the warm-up (a fresh Adam's first steps move every
-    weight together, which from scratch saturated the value head)."""
+    a half cosine from ``--lr`` down to ``--lr-end`` over ``--num-iters``, with ``cosine-time``
+    the same over the ``--time-budget``, read at the ``seconds`` of training done before the
+    iteration (every session of the run together); either way times ``iteration /
+    --warmup-iters`` during the warm-up (a fresh Adam's first steps move every weight together,
+    which from scratch saturated the value head)."""
     lr = args.lr
-    if args.lr_schedule == "cosine":
-        progress = (iteration - 1) / max(args.num_iters - 1, 1)
+    if args.lr_schedule in ("cosine", "cosine-time"):
+        if args.lr_schedule == "cosine":
+            progress = (iteration - 1) / max(args.num_iters - 1, 1)
+        else:
+            progress = min(1.0, seconds / (60 * args.time_budget))
         lr = args.lr_end + 0.5 * (args.lr - args.lr_end) * (1 + math.cos(math.pi * progress))
     if args.warmup_iters:
         lr *= min(1.0, iteration / args.warmup_iters)
@@ -271,6 +322,7 @@ def parse_args(argv=None) -> argparse.Namespace:
         + "; ".join(f"{name}: {recipe_text(name)}" for name in RECIPES),
     )
     g = p.add_argument_group("recipe (defaults = the original project)")
+    add_puzzle_flag(g)
     g.add_argument("--num-iters", type=Cli.iterations, default=100, help="training iterations (NUM_ITERS)")
     g.add_argument(
         "--episodes-per-iter",
@@ -405,7 +457,23 @@ def parse_args(argv=None) -> argparse.Namespace:
         "states of random scramble paths, targets from a one-ply search of all 12 moves with the current network; "
         "'sweep' = every class of positions up to symmetry once per iteration plus the states of random scramble "
         "paths, targets from one network read per class (Value_Sweep.py; needs --canonical-symmetry); 'adi' (seed "
-        "001) and 'scramble' (seed 002): Seed_Targets.py",
+        "001), 'scramble' (seed 002) and 'diffusion' (CayleyPy: value = the length of the non-backtracking random "
+        "walk from solved that reached a state, policy = undo its last move): Seed_Targets.py",
+    )
+    g.add_argument(
+        "--walk-len",
+        type=Cli.int_in(0, 1000, "moves"),
+        default=0,
+        help="with --targets adi, scramble or diffusion: the longest scramble path or random walk; 0 = the "
+        "curriculum's scramble length (the greedy solve rate is measured at that length either way)",
+    )
+    g.add_argument(
+        "--hidden-sizes",
+        type=Cli.int_in(1, 16384, "units"),
+        nargs="+",
+        default=list(HIDDEN_SIZES),
+        metavar="N",
+        help="widths of the network's hidden layers, each Linear + LayerNorm + ReLU (a saved network keeps its own)",
     )
     g.add_argument(
         "--double-estimate",
@@ -481,8 +549,9 @@ def parse_args(argv=None) -> argparse.Namespace:
         "--lr-schedule",
         choices=list(LR_SCHEDULES),
         default="constant",
-        help="'constant' = --lr every iteration (original); 'cosine' = --lr decayed to --lr-end over the run, after "
-        "--warmup-iters iterations of linear warm-up",
+        help="'constant' = --lr every iteration (original); 'cosine' = --lr decayed to --lr-end over the run's "
+        "--num-iters, 'cosine-time' = over its --time-budget (the minutes trained so far), after --warmup-iters "
+        "iterations of linear warm-up",
     )
     g.add_argument(
         "--lr-end", type=Cli.positive_float, default=1e-5, help="with --lr-schedule cosine: the last iteration's rate"
@@ -502,7 +571,12 @@ def parse_args(argv=None) -> argparse.Namespace:
     )
     g = p.add_argument_group("final evaluation (solve rate by scramble length)")
     g.add_argument("--eval-min-len", type=Cli.scramble_len, default=1, help="shortest scramble evaluated")
-    g.add_argument("--eval-max-len", type=Cli.scramble_len, default=20, help="longest scramble evaluated")
+    g.add_argument(
+        "--eval-max-len",
+        type=Cli.scramble_len,
+        default=None,
+        help="longest scramble evaluated (default: 20; 26 for the 3x3)",
+    )
     g.add_argument("--eval-runs", type=Cli.episodes, default=100, help="episodes per scramble length")
     g.add_argument(
         "--eval-sims",
@@ -511,7 +585,18 @@ def parse_args(argv=None) -> argparse.Namespace:
         help="MCTS simulations per move in the evaluation",
     )
     g.add_argument(
-        "--eval-max-steps", type=Cli.move_limit, default=MAX_MOVES, help="moves allowed per evaluation episode"
+        "--eval-max-steps",
+        type=Cli.move_limit,
+        default=None,
+        help=f"moves allowed per evaluation episode (default: {MAX_MOVES}; "
+        f"{PUZZLES['3x3'].default_max_moves} for the 3x3)",
+    )
+    g.add_argument(
+        "--eval-solver",
+        choices=list(SOLVER_NAMES),
+        default=None,
+        help="how the evaluation solves (Solvers.py; default: mcts, the original; beam for the 3x3, ranked by the "
+        "policy after --targets scramble, else by the value)",
     )
     g.add_argument("--skip-eval", action="store_true", help="do not run the evaluation at the end")
     g = p.add_argument_group("run")
@@ -522,10 +607,16 @@ def parse_args(argv=None) -> argparse.Namespace:
     )
     g.add_argument(
         "--checkpoint",
-        default="rubik_policy_value.pt",
-        help="model file (bare state_dict); the training state is saved beside it",
+        default=None,
+        help="model file (bare state_dict); the training state is saved beside it (default: rubik_policy_value.pt; "
+        "rubik3x3_policy_value.pt for the 3x3)",
     )
-    g.add_argument("--log-dir", default="training_logs", help="folder of metrics.json, charts and TensorBoard events")
+    g.add_argument(
+        "--log-dir",
+        default=None,
+        help="folder of metrics.json, charts and TensorBoard events (default: training_logs; training_logs_3x3 for "
+        "the 3x3)",
+    )
     g.add_argument(
         "--fresh",
         action="store_true",
@@ -541,8 +632,47 @@ def parse_args(argv=None) -> argparse.Namespace:
     if known.recipe is not None:
         p.set_defaults(**RECIPES[known.recipe])
     args = p.parse_args(argv)
+    puzzle = get_puzzle(args.puzzle)
+    for key, default in (
+        ("checkpoint", puzzle.checkpoint),
+        ("log_dir", puzzle.log_dir),
+        ("eval_max_len", puzzle.eval_max_len),
+        ("eval_max_steps", puzzle.default_max_moves),
+        ("eval_solver", "mcts" if puzzle.name == "2x2" else "beam"),
+    ):
+        if getattr(args, key) is None:
+            setattr(args, key, default)
+    two_by_two = [
+        (args.targets in TARGETS_3X3, f"--targets {args.targets}"),
+        (not args.canonical_orientation, "--canonical-orientation"),
+        (not args.canonical_symmetry, "--canonical-symmetry"),
+        (not args.double_estimate, "--double-estimate"),
+    ]
+    for ok, flag in two_by_two if puzzle.name != "2x2" else []:
+        if not ok:
+            p.error(
+                f"{flag} is the 2x2's so far (MCTS self-play, lookahead, sweep and the cube's symmetries): train the "
+                f"{puzzle.name} with --targets {', '.join(TARGETS_3X3[:-1])} or {TARGETS_3X3[-1]} (--recipe 3x3)"
+            )
     checks = [
         (args.lr_end > 0 and args.warmup_iters >= 0, "--lr-end must be positive and --warmup-iters 0 or more"),
+        (
+            args.lr_schedule != "cosine-time" or args.time_budget > 0,
+            "--lr-schedule cosine-time anneals over the --time-budget: give one",
+        ),
+        (
+            args.walk_len == 0 or args.targets in SEED_TARGETS,
+            "--walk-len is for --targets adi, scramble or diffusion",
+        ),
+        (
+            not (args.value_loss == "distance" and args.targets == "diffusion" and args.walk_len)
+            or args.distance_classes > args.walk_len,
+            "--distance-classes must exceed --walk-len: class k holds the walks of k moves",
+        ),
+        (
+            solver_puzzle_problem(args.eval_solver, puzzle) is None,
+            f"--eval-solver: {solver_puzzle_problem(args.eval_solver, puzzle)}",
+        ),
         (args.num_iters >= 1, "--num-iters must be at least 1"),
         (args.episodes_per_iter >= 1, "--episodes-per-iter must be at least 1"),
         (args.epochs >= 1 and args.batch_size >= 1, "--epochs and --batch-size must be at least 1"),
@@ -918,7 +1048,8 @@ def start_run(args: argparse.Namespace, device: torch.device) -> Run:
     curriculum (as the original), else random weights."""
     torch.manual_seed(args.seed)
     # Drawn in every case, so that torch's random stream after it is the same whichever start.
-    model = PolicyValueNet(**network_flags(args)).to(device)
+    puzzle = get_puzzle(args.puzzle)
+    model = PolicyValueNet(puzzle.obs_dim, hidden_sizes=tuple(args.hidden_sizes), **network_flags(args)).to(device)
     state_path = state_path_for(args.checkpoint)
     if not args.fresh and os.path.isfile(state_path):
         run = load_state(state_path, args, device)
@@ -937,6 +1068,12 @@ def start_run(args: argparse.Namespace, device: torch.device) -> Run:
         metrics = {k: [] for k in METRIC_KEYS}
         run = Run(model, curriculum, ReplayBuffer(args.buffer_size), np.random.default_rng(args.seed), metrics)
         run.optimizer = new_optimizer(args, model)
+    if run.model.obs_dim != puzzle.obs_dim:
+        made_for = [p.name for p in PUZZLES.values() if p.obs_dim == run.model.obs_dim]
+        raise RunError(
+            f"{args.checkpoint} holds a network for the {made_for[0] if made_for else 'another cube'}, not the "
+            f"{puzzle.name}; give another --checkpoint or use --fresh."
+        )
     if args.double_estimate and run.model.symmetric:
         raise RunError(
             "--double-estimate reads a mirror image a second time, but a --canonical-symmetry network sees a cube "
@@ -1095,8 +1232,9 @@ def lookahead_step(args: argparse.Namespace, run: Run, device: torch.device, wor
 def greedy_solve_rate(args: argparse.Namespace, run: Run, device: torch.device) -> float:
     """The network's own greedy solve rate on --episodes-per-iter fresh scrambles (what drives
     the curriculum when the targets come from no self-play)."""
-    start_cubes, _ = batch_scramble(run.rng, args.episodes_per_iter, run.curriculum.scramble_len)
-    return greedy_policy_solve_rate(run.model, start_cubes, args.max_episode_steps, device)
+    puzzle = get_puzzle(args.puzzle)
+    start_cubes, _ = puzzle.scramble(run.rng, args.episodes_per_iter, run.curriculum.scramble_len)
+    return greedy_policy_solve_rate(run.model, start_cubes, args.max_episode_steps, device, puzzle)
 
 
 def sweep_step(args: argparse.Namespace, run: Run, device: torch.device) -> Targets:
@@ -1112,13 +1250,18 @@ def sweep_step(args: argparse.Namespace, run: Run, device: torch.device) -> Targ
 
 
 def seed_step(args: argparse.Namespace, run: Run, device: torch.device, workers=None) -> Targets:
-    """As lookahead, targets and loss weights of the seed systems (Seed_Targets.py: adi, scramble)."""
+    """As lookahead, targets and loss weights that need no search (Seed_Targets.py: adi,
+    scramble, diffusion), from paths of --walk-len moves (0: the curriculum's length)."""
     t0 = time.perf_counter()
-    length = run.curriculum.scramble_len
+    length = args.walk_len or run.curriculum.scramble_len
     if workers is not None:
-        sample = workers.seed_sample(args.targets, run.model, run.iteration + 1, args.states_per_iter, length)
+        sample = workers.seed_sample(
+            args.targets, run.model, run.iteration + 1, args.states_per_iter, length, args.puzzle
+        )
     else:
-        sample = seed_training_sample(args.targets, run.model, run.rng, args.states_per_iter, length, device)
+        sample = seed_training_sample(
+            args.targets, run.model, run.rng, args.states_per_iter, length, device, args.puzzle
+        )
     solve_rate = greedy_solve_rate(args, run, device)
     n = len(sample[2])
     rate = ("states/s", n / (time.perf_counter() - t0))
@@ -1149,7 +1292,7 @@ def train_step(
         targets.sample,
         args.batch_size,
         args.epochs,
-        learning_rate(args, it),
+        learning_rate(args, it, run.seconds),
         device=device,
         seed=int(run.rng.integers(2**62)),
         progress=progress,
@@ -1162,7 +1305,7 @@ def train_step(
         kept = f"{args.checkpoint} and its training state keep iteration {run.iteration}" if run.iteration else ""
         raise RunError(
             f"iteration {it} trained to a non-finite loss ({loss}) or weights and was not saved"
-            f"{' (' + kept + ')' if kept else ''}; try a lower --lr (now {learning_rate(args, it):g})."
+            f"{' (' + kept + ')' if kept else ''}; try a lower --lr (now {learning_rate(args, it, run.seconds):g})."
         )
     return loss, ploss, vloss
 
@@ -1258,11 +1401,17 @@ def spent_text(args: argparse.Namespace, run: Run) -> str:
 
 
 def evaluate_model(args: argparse.Namespace, model: PolicyValueNet, device, progress: bool) -> None:
-    """The final evaluation: solve rate by scramble length, saved as JSON and a bar chart."""
+    """The final evaluation: solve rate by scramble length, saved as JSON and a bar chart. With
+    an --eval-solver other than mcts, its default budgets (beam: ranked by the policy after
+    --targets scramble, whose value head is untrained)."""
     from evaluate import ScrambleEvaluator
 
+    more = {}
+    if args.eval_solver != "mcts":
+        rank = "policy" if args.targets == "scramble" else "value"
+        more = dict(solver=args.eval_solver, solver_options=SolverOptions(beam_rank=rank), puzzle=args.puzzle)
     evaluator = ScrambleEvaluator(
-        model=model, device=device, n_runs=args.eval_runs, log_dir=args.log_dir, seed=args.seed
+        model=model, device=device, n_runs=args.eval_runs, log_dir=args.log_dir, seed=args.seed, **more
     )
     results = evaluator.evaluate_scramble_range(
         args.eval_min_len, args.eval_max_len, args.eval_sims, args.eval_max_steps, progress=progress
