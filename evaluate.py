@@ -34,13 +34,22 @@ Beyond the original, every result carries solution lengths measured against the 
 solution (``Optimal_Solver.py``): ``mean_ratio_to_optimal`` is the mean of
 ``moves played / optimal moves`` over the solved episodes (1.0 = always optimal).
 
-``--puzzle 3x3`` evaluates the 3x3 (``Puzzles.py``) by scramble length or on a scramble file,
-with ``--solver`` greedy, beam, astar or bestfirst and the model
-``rubik3x3_policy_value.pt`` (or ``--checkpoint``). No exact distances exist for it, so
-``optimal`` is null and the reference is kociemba's two-phase solution, in quarter turns:
-``kociemba`` per scramble, ``mean_kociemba`` and ``mean_ratio_to_kociemba`` per group (an
-upper bound on the optimal length, so a ratio below 1 is possible). ``--by-distance`` and
-``--all-positions`` need the 2x2's exact table.
+``--puzzle 3x3`` evaluates the 3x3 (``Puzzles.py``) by scramble length (1..26 by default), on
+a scramble file, or with ``--uniform N`` on N uniformly random positions, with ``--solver``
+greedy, beam, astar or bestfirst and the model ``rubik3x3_policy_value.pt`` (or
+``--checkpoint``); results go to ``training_logs_3x3/`` unless ``--log-dir`` says otherwise.
+No exact distances exist for it, so ``optimal`` is null and the reference is kociemba's
+two-phase solution, in quarter turns: ``kociemba`` per scramble, ``mean_kociemba`` and
+``mean_ratio_to_kociemba`` per group (an upper bound on the optimal length, so a ratio below 1
+is possible). ``--by-distance`` and ``--all-positions`` need the 2x2's exact table.
+
+* ``--uniform N`` (the 3x3): N positions drawn uniformly from all 43 quintillion
+  (``Rubik3x3Env.random_states``: cubie permutations and orientations under the cube's three
+  parity rules, exact) -> ``--out`` JSON (default ``<log-dir>/eval_uniform.json``) with the
+  fields of ``--scrambles``: ``line`` is the position's number, ``scramble`` a move string that
+  makes it (kociemba's solution reversed), then ``solution``, ``solved``, ``length``,
+  ``optimal`` (null), ``kociemba``, ``nodes`` and ``seconds``. ``--time-limit`` bounds the
+  seconds per cube.
 """
 
 from __future__ import annotations
@@ -113,6 +122,7 @@ from Solvers import (  # noqa: E402
 )
 
 SCRAMBLE_RESULT_FILE = "eval_scramble_result.json"
+UNIFORM_RESULT_FILE = "eval_uniform.json"
 SCRAMBLE_CHART_FILE = "eval_bar_chart.png"
 DISTANCE_RESULT_FILE = "eval_by_distance.json"
 DISTANCE_CHART_FILE = "eval_by_distance.png"
@@ -878,6 +888,25 @@ class ScrambleEvaluator:
         data = self.distance_results if fresh else self._load(DISTANCE_RESULT_FILE)
         return plot_distance_data(os.path.join(self.log_dir, filename), data, show_settings=fresh)
 
+    # -- the 3x3: uniformly random positions ----------------------------------------------
+    def solve_uniform(
+        self, n: int, num_simulations=EVAL_SIMULATIONS, max_episode_steps=MAX_MOVES, progress=False
+    ) -> list[dict]:
+        """``n`` uniformly random positions (``Puzzle.random_states``, drawn from ``seed``), solved
+        in one batch: ``scramble_file_records`` with each position's number as its ``line`` and
+        kociemba's solution reversed as its ``scramble`` (replayed from solved, it makes the
+        position). Raises ValueError for a puzzle without uniform positions (the 2x2)."""
+        if self.puzzle.random_states is None or self.puzzle.reference != "kociemba":
+            raise ValueError(f"uniformly random positions are the 3x3's; the {self.puzzle.name} has --all-positions")
+        from Kociemba_Solver import solve
+
+        cubes = self.puzzle.random_states(np.random.default_rng(self.seed), n)
+        makers = [[a ^ 1 for a in reversed(solve(cube))] for cube in cubes]  # actions come in (move, inverse) pairs
+        scrambles = [(i + 1, format_moves(moves), moves) for i, moves in enumerate(makers)]
+        run = self.play(cubes, num_simulations, max_episode_steps, progress, desc="eval uniform")
+        self.last_kociemba = np.array([len(moves) for moves in makers], dtype=np.int64)
+        return scramble_file_records(run, scrambles, None, self.last_kociemba)
+
     # -- beyond the original: a fixed test set --------------------------------------------
     def solve_scrambles(
         self,
@@ -1016,7 +1045,12 @@ def parse_args(argv=None) -> argparse.Namespace:
     g = p.add_argument_group("what to evaluate (defaults = the original project)")
     add_puzzle_flag(g)
     g.add_argument("--min-len", type=Cli.scramble_len, default=1, help="shortest scramble length evaluated")
-    g.add_argument("--max-len", type=Cli.scramble_len, default=20, help="longest scramble length evaluated")
+    g.add_argument(
+        "--max-len",
+        type=Cli.scramble_len,
+        default=None,
+        help="longest scramble length evaluated (default: 20; 26 for the 3x3)",
+    )
     g.add_argument(
         "--runs",
         type=Cli.episodes,
@@ -1042,10 +1076,17 @@ def parse_args(argv=None) -> argparse.Namespace:
         help="solve the scrambles of FILE (one move string per line, # comments) instead",
     )
     g.add_argument(
+        "--uniform",
+        type=Cli.episodes,
+        default=None,
+        metavar="N",
+        help="solve N uniformly random positions instead (the 3x3; the 2x2 has --all-positions)",
+    )
+    g.add_argument(
         "--out",
         type=Cli.nonempty_path,
         metavar="OUT.json",
-        help="results of --scrambles (default: <log-dir>/eval_scrambles.json)",
+        help="results of --scrambles or --uniform (default: <log-dir>/eval_scrambles.json, eval_uniform.json)",
     )
     g = p.add_argument_group("search")
     g.add_argument("--sims", type=Cli.simulations, default=EVAL_SIMULATIONS, help="MCTS simulations per move")
@@ -1064,7 +1105,10 @@ def parse_args(argv=None) -> argparse.Namespace:
     add_checkpoint_flag(g)
     add_device_flag(g)
     g.add_argument(
-        "--log-dir", type=Cli.nonempty_path, default="training_logs", help="folder of the result JSON files and charts"
+        "--log-dir",
+        type=Cli.nonempty_path,
+        default=None,
+        help="folder of the result JSON files and charts (default: training_logs; training_logs_3x3 for the 3x3)",
     )
     g.add_argument(
         "--progress",
@@ -1099,10 +1143,24 @@ def parse_args(argv=None) -> argparse.Namespace:
         "alone); with --solver greedy and no --sample, N evenly spaced positions instead of all",
     )
     args = p.parse_args(argv)
-    if args.max_steps is None:
-        args.max_steps = get_puzzle(args.puzzle).default_max_moves
-    exact = get_puzzle(args.puzzle).reference == "optimal"
+    puzzle = get_puzzle(args.puzzle)
+    for key, default in (
+        ("max_steps", puzzle.default_max_moves),
+        ("max_len", puzzle.eval_max_len),
+        ("log_dir", puzzle.log_dir),
+    ):
+        if getattr(args, key) is None:
+            setattr(args, key, default)
+    exact = puzzle.reference == "optimal"
     more_checks = [
+        (
+            args.uniform is None or not (args.by_distance or args.scrambles or args.all_positions),
+            "--uniform is a mode of its own",
+        ),
+        (
+            args.uniform is None or puzzle.random_states is not None,
+            f"--uniform draws uniformly random 3x3 positions; the {args.puzzle} has --all-positions",
+        ),
         (exact or not args.by_distance, f"--by-distance needs the 2x2's exact distances; the {args.puzzle} has none"),
         (exact or not args.all_positions, f"--all-positions is the 2x2's; the {args.puzzle} has too many positions"),
         (solver_puzzle_problem(args.solver, args.puzzle) is None, solver_puzzle_problem(args.solver, args.puzzle)),
@@ -1130,7 +1188,7 @@ def parse_args(argv=None) -> argparse.Namespace:
             f"--min-dist and --max-dist must satisfy 1 <= min <= max <= {MAX_DISTANCE}",
         ),
         (not (args.by_distance and args.scrambles), "--by-distance and --scrambles are different modes: give one"),
-        (args.out is None or args.scrambles is not None, "--out is for --scrambles"),
+        (args.out is None or args.scrambles is not None or args.uniform, "--out is for --scrambles and --uniform"),
     ]
     for ok, message in checks:
         if not ok:
@@ -1228,10 +1286,15 @@ def main(argv=None) -> int:
         )
         return 0
 
-    if scrambles is not None:
-        out = args.out or os.path.join(args.log_dir, "eval_scrambles.json")
-        print(f"Solving {len(scrambles)} scrambles from {args.scrambles} ({search}).")
-        records = evaluator.solve_scrambles(scrambles, args.sims, args.max_steps, progress)
+    if scrambles is not None or args.uniform:
+        if args.uniform:
+            out = args.out or os.path.join(args.log_dir, UNIFORM_RESULT_FILE)
+            print(f"Solving {args.uniform} uniformly random positions ({search}).")
+            records = evaluator.solve_uniform(args.uniform, args.sims, args.max_steps, progress)
+        else:
+            out = args.out or os.path.join(args.log_dir, "eval_scrambles.json")
+            print(f"Solving {len(scrambles)} scrambles from {args.scrambles} ({search}).")
+            records = evaluator.solve_scrambles(scrambles, args.sims, args.max_steps, progress)
         shown = records[:50]  # a large test set stays readable: the JSON has everything
         print(
             format_table(
@@ -1263,6 +1326,12 @@ def main(argv=None) -> int:
             f"Solved {stats['solved']}/{stats['episodes']} ({_pct(stats['solve_rate'])}); mean moves {_cell(stats['mean_length'])}, "  # noqa: E501
             f"mean moves/{ref} {_cell(stats[f'mean_ratio_to_{ref}'])} (solved scrambles)."
         )
+        if args.uniform:
+            nodes, seconds = (np.array([r[key] for r in records]) for key in ("nodes", "seconds"))
+            print(
+                f"Per position: {ref} {_cell(stats[f'mean_{ref}'])} moves, {nodes.mean():,.0f} states generated, "
+                f"{seconds.mean():.2f} s (at most {seconds.max():.2f} s)."
+            )
         write_json(out, records)
         print(f"Saved {out}.")
     elif args.by_distance:
