@@ -1,4 +1,4 @@
-"""PyGame GUI: the 2x2 cube in colour, manual moves, scrambles and an animated MCTS solve.
+"""PyGame GUI: the 2x2 (or 3x3) cube in colour, manual moves, scrambles and an animated solve.
 
     python PyGame.py                      # window; model from --checkpoint, ./ or pretrained/
     python PyGame.py --scramble "R U F'" --solve
@@ -12,6 +12,11 @@ stops the search; "Reset" returns to the solved cube; "-"/"+" change the simulat
 ``--solver`` (default ``mcts``, the search above) solves with another solver of ``Solvers.py``
 instead: ``greedy``, ``beam`` and ``astar`` answer almost at once, ``bestfirst`` needs no
 model, ``gumbel`` searches ``--sims`` simulations per move. The window names the solver.
+
+``--puzzle 3x3`` shows the 3x3 (``Puzzles.py``): the same window with nine stickers a face,
+solved with ``--solver`` greedy, beam, astar or bestfirst (MCTS and Gumbel search the 2x2 only
+so far) and the model ``rubik3x3_policy_value.pt`` (or ``--checkpoint``). Beside a solution it
+shows kociemba's two-phase length in quarter turns instead of the 2x2's optimal length.
 
 Layout of the code: ``solve_with_mcts`` (the original's function), ``SolveWorker`` (the search
 off the UI thread), ``OptimalOracle`` (optional exact distances, also off the UI thread),
@@ -51,26 +56,31 @@ from Cli import (
 )
 from MCTS_Core import NetworkEvaluator
 from Policy_Value_Net import CheckpointError
+from Puzzles import Puzzle, add_puzzle_flag, get_puzzle
 from Rubik2x2Env import (
     ACTION_FACE,
     FACE_NAMES,
     MOVE_NAMES,
     Rubik2x2Env,
-    apply_move_idx,
-    batch_scramble,
     format_moves,
-    is_solved,
     parse_moves,
-    solved_cube,
 )
 from Run_IO import OutputError, check_writable
 from Self_Play import greedy_solve
-from Solvers import NETWORK_SOLVERS, SolverOptions, add_solver_arguments, network_fns, options_from_args, solve_cubes
+from Solvers import (
+    NETWORK_SOLVERS,
+    SolverOptions,
+    add_solver_arguments,
+    network_fns,
+    options_from_args,
+    solve_cubes,
+    solver_puzzle_problem,
+)
 
 # --------------------------------------------------------------------------- constants
 WIDTH, HEIGHT = 960, 680
 FPS = 30
-MAX_SCRAMBLE = 50  # longer scrambles add nothing: every state is within 14 quarter turns
+MAX_SCRAMBLE = 50  # longer scrambles add nothing: every state is within 14 quarter turns (the 3x3: 26)
 SIM_LADDER = (10, 25, 50, 100, 200, 400, 800, 1600, 3200)  # what "-" and "+" step through
 DEFAULT_SIMS = 200  # the original's solve_with_mcts default
 DEFAULT_MAX_STEPS = MAX_MOVES
@@ -99,7 +109,7 @@ STICKER_EDGE = (12, 12, 14)
 # Net: face -> (column, row) in a 4x3 grid of faces. U above F, D below F, L F R B in a row.
 NET_CELLS = {0: (1, 0), 4: (0, 1), 2: (1, 1), 1: (2, 1), 5: (3, 1), 3: (1, 2)}
 NET_ORIGIN = (40, 92)
-STICKER = 40
+STICKER = 40  # the 2x2's sticker and gap; a 3x3's nine stickers fill the same face (``sticker_size``)
 STICKER_GAP = 3
 FACE_GAP = 8
 FACE_SIZE = 2 * STICKER + STICKER_GAP
@@ -186,9 +196,11 @@ class SolveWorker(threading.Thread):
         max_steps: int,
         solver: str = "mcts",
         options: SolverOptions | None = None,
+        puzzle: Puzzle | str | None = None,
     ):
         super().__init__(name=f"{solver}-solver", daemon=True)
-        self.start_cube = np.array(cube, dtype=np.int8).reshape(6, 2, 2)
+        self.puzzle = get_puzzle(puzzle)
+        self.start_cube = np.array(cube, dtype=np.int8).reshape(6, self.puzzle.size, self.puzzle.size)
         self.model, self.device = model, device
         self.num_simulations, self.max_steps = num_simulations, max_steps
         self.solver, self.options = solver, options
@@ -222,7 +234,7 @@ class SolveWorker(threading.Thread):
         The network calls check the cancel flag, as the MCTS search does."""
         value_fn = policy_fn = None
         if self.model is not None:
-            net_value, net_policy = network_fns(self.model, self.device)
+            net_value, net_policy = network_fns(self.model, self.device, puzzle=self.puzzle)
 
             def value_fn(cubes):
                 if self.cancel_event.is_set():
@@ -244,6 +256,7 @@ class SolveWorker(threading.Thread):
                 policy_fn=policy_fn,
                 options=opts,
                 device=self.device,
+                puzzle=self.puzzle,
             )
         except _Cancelled:
             return []
@@ -254,9 +267,9 @@ class SolveWorker(threading.Thread):
 
     def run(self) -> None:
         try:
-            env = Rubik2x2Env(scramble_len=0)
-            env.set_state(self.start_cube)
-            if self.solver == "mcts":
+            if self.solver == "mcts":  # the 2x2's (solver_puzzle_problem)
+                env = Rubik2x2Env(scramble_len=0)
+                env.set_state(self.start_cube)
                 actions, _ = solve_with_mcts(
                     env, self.model, self.device, self.num_simulations, self.max_steps,
                     cancel=self.cancel_event, on_move=self._on_move,
@@ -264,10 +277,7 @@ class SolveWorker(threading.Thread):
                 self.nodes = len(actions) * self.num_simulations
             else:
                 actions = self._solve_other()
-            cube = self.start_cube
-            for a in actions:
-                cube = apply_move_idx(cube, a)
-            self.solved = is_solved(cube)
+            self.solved = self.puzzle.model.is_solved(self.puzzle.model.apply_moves(self.start_cube, actions))
         except Exception as exc:  # shown in the window; the GUI must survive a failed search
             self.error = f"{type(exc).__name__}: {exc}"
         finally:
@@ -275,7 +285,9 @@ class SolveWorker(threading.Thread):
 
 
 class OptimalOracle:
-    """Optimal (QTM) distances from ``Optimal_Solver``, if that module is present.
+    """Optimal (QTM) distances from ``Optimal_Solver``, if that module is present; for the 3x3
+    (``reference="kociemba"``) the quarter-turn length of kociemba's two-phase solution instead
+    (an upper bound, about 40 ms a cube). ``label`` names what it shows.
 
     Building its table takes a minute or two the first time, so the solver is loaded lazily
     (at the first request, i.e. the first Solve) in a daemon thread that then answers
@@ -283,7 +295,8 @@ class OptimalOracle:
     States: "off" (disabled), "idle", "loading", "ready", "unavailable".
     """
 
-    def __init__(self, enabled: bool = True):
+    def __init__(self, enabled: bool = True, reference: str = "optimal"):
+        self.label = reference  # "optimal" (the 2x2) or "kociemba" (the 3x3)
         self.state = "idle" if enabled else "off"
         self.detail = ""
         self._requests: queue.Queue = queue.Queue()
@@ -300,7 +313,7 @@ class OptimalOracle:
         key = self._key(cube)
         if key in self._results:
             return
-        self._requests.put((key, np.array(cube, dtype=np.int8).reshape(6, 2, 2)))
+        self._requests.put((key, np.array(cube, dtype=np.int8)))
         if self._thread is None:
             self.state = "loading"
             self._thread = threading.Thread(target=self._serve, name="optimal-solver", daemon=True)
@@ -313,11 +326,19 @@ class OptimalOracle:
         """True while a requested distance may still arrive."""
         return self.state in ("loading", "ready") and self._key(cube) not in self._results
 
+    def _distance_fn(self):
+        """``cube -> length``: the optimal solver's distance, or kociemba's solution length."""
+        if self.label == "kociemba":
+            from Kociemba_Solver import solve
+
+            return lambda cube: len(solve(cube))
+        from Optimal_Solver import get_solver  # optional module; may be absent
+
+        return get_solver().distance
+
     def _serve(self) -> None:
         try:
-            from Optimal_Solver import get_solver  # optional module; may be absent
-
-            solver = get_solver()
+            distance = self._distance_fn()
         except Exception as exc:
             self.detail = f"{type(exc).__name__}: {exc}"
             self.state = "unavailable"
@@ -326,7 +347,7 @@ class OptimalOracle:
         while True:
             key, cube = self._requests.get()
             try:
-                dist = int(solver.distance(cube))
+                dist = int(distance(cube))
             except Exception:
                 dist = None  # shown as "n/a"; a wrong answer is worse than none
             self._results[key] = dist
@@ -341,16 +362,23 @@ class Button:
     color: tuple[int, int, int] | None = None  # face colour strip of a move button
 
 
-def sticker_rect(face: int, row: int, col: int) -> pygame.Rect:
-    """Screen rectangle of one sticker of the net."""
+def sticker_size(n: int = 2) -> tuple[int, int]:
+    """``(side, gap)`` in pixels of the stickers of an ``n`` cube's net: ``n`` of them fill a face."""
+    gap = STICKER_GAP if n == 2 else 2
+    return (FACE_SIZE - (n - 1) * gap) // n, gap
+
+
+def sticker_rect(face: int, row: int, col: int, n: int = 2) -> pygame.Rect:
+    """Screen rectangle of one sticker of the net (of an ``n`` cube)."""
+    side, gap = sticker_size(n)
     gx, gy = NET_CELLS[face]
-    x = NET_ORIGIN[0] + gx * (FACE_SIZE + FACE_GAP) + col * (STICKER + STICKER_GAP)
-    y = NET_ORIGIN[1] + gy * (FACE_SIZE + FACE_GAP) + row * (STICKER + STICKER_GAP)
-    return pygame.Rect(x, y, STICKER, STICKER)
+    x = NET_ORIGIN[0] + gx * (FACE_SIZE + FACE_GAP) + col * (side + gap)
+    y = NET_ORIGIN[1] + gy * (FACE_SIZE + FACE_GAP) + row * (side + gap)
+    return pygame.Rect(x, y, side, side)
 
 
-def face_rect(face: int) -> pygame.Rect:
-    return sticker_rect(face, 0, 0).union(sticker_rect(face, 1, 1))
+def face_rect(face: int, n: int = 2) -> pygame.Rect:
+    return sticker_rect(face, 0, 0, n).union(sticker_rect(face, n - 1, n - 1, n))
 
 
 def iso_project(x: float, y: float, z: float) -> tuple[float, float]:
@@ -359,28 +387,33 @@ def iso_project(x: float, y: float, z: float) -> tuple[float, float]:
     return (ISO_CENTER[0] + (x - z) * ISO_SCALE * c30, ISO_CENTER[1] - y * ISO_SCALE + (x + z) * ISO_SCALE * 0.5)
 
 
-def iso_sticker_corners(face: int, row: int, col: int) -> list[tuple[float, float, float]]:
-    """3-D corners of a sticker of U, F or R, following the env's net conventions:
-    U's row 1 touches F, R's column 0 touches F, row 0 is the top row of F and R."""
+def iso_sticker_corners(face: int, row: int, col: int, n: int = 2) -> list[tuple[float, float, float]]:
+    """3-D corners of a sticker of U, F or R of an ``n`` cube, following the env's net conventions:
+    U's last row touches F, R's column 0 touches F, row 0 is the top row of F and R."""
+    s = 2 / n  # a sticker's side: the cube spans [-1, 1]^3
+    a0, a1 = -1 + col * s, -1 + (col + 1) * s  # along the row, left to right (U, F)
+    b0, b1 = 1 - row * s, 1 - (row + 1) * s  # down the face, top to bottom (F, R)
     if face == 0:  # U: y = 1, x grows with col, z grows with row
-        return [(col - 1, 1, row - 1), (col, 1, row - 1), (col, 1, row), (col - 1, 1, row)]
+        z0, z1 = -1 + row * s, -1 + (row + 1) * s
+        return [(a0, 1, z0), (a1, 1, z0), (a1, 1, z1), (a0, 1, z1)]
     if face == 2:  # F: z = 1
-        return [(col - 1, 1 - row, 1), (col, 1 - row, 1), (col, -row, 1), (col - 1, -row, 1)]
+        return [(a0, b0, 1), (a1, b0, 1), (a1, b1, 1), (a0, b1, 1)]
     if face == 1:  # R: x = 1, z shrinks with col
-        return [(1, 1 - row, 1 - col), (1, 1 - row, -col), (1, -row, -col), (1, -row, 1 - col)]
+        c0, c1 = 1 - col * s, 1 - (col + 1) * s
+        return [(1, b0, c0), (1, b0, c1), (1, b1, c1), (1, b1, c0)]
     raise ValueError("the 3-D view shows faces U (0), R (1) and F (2) only")
 
 
-def iso_polygon(face: int, row: int, col: int, inset: float = 0.0) -> list[tuple[float, float]]:
+def iso_polygon(face: int, row: int, col: int, inset: float = 0.0, n: int = 2) -> list[tuple[float, float]]:
     """The sticker's parallelogram on screen, shrunk towards its centre by ``inset``."""
-    corners = np.array(iso_sticker_corners(face, row, col), dtype=float)
+    corners = np.array(iso_sticker_corners(face, row, col, n), dtype=float)
     centre = corners.mean(axis=0)
     corners = centre + (corners - centre) * (1.0 - inset)
     return [iso_project(*p) for p in corners]
 
 
-def iso_sticker_center(face: int, row: int, col: int) -> tuple[int, int]:
-    pts = iso_polygon(face, row, col)
+def iso_sticker_center(face: int, row: int, col: int, n: int = 2) -> tuple[int, int]:
+    pts = iso_polygon(face, row, col, n=n)
     return (round(sum(p[0] for p in pts) / 4), round(sum(p[1] for p in pts) / 4))
 
 
@@ -409,13 +442,18 @@ class App:
         surface: pygame.Surface | None = None,
         solver: str = "mcts",
         solver_options: SolverOptions | None = None,
+        puzzle: Puzzle | str | None = None,
     ):
         # Only the modules we use: pygame.init() would also open the audio device (noise
         # on machines without one, and nothing here makes a sound).
         pygame.display.init()
         pygame.font.init()
         self.screen = surface if surface is not None else pygame.display.set_mode((WIDTH, HEIGHT))
-        pygame.display.set_caption("Rubik 2x2 - AlphaZero MCTS")
+        self.puzzle = get_puzzle(puzzle)
+        self.cube_model = self.puzzle.model  # the single-cube helpers: apply_move_idx, is_solved, ...
+        pygame.display.set_caption(
+            "Rubik 2x2 - AlphaZero MCTS" if self.puzzle.name == "2x2" else f"Rubik {self.puzzle.name} - {solver} solver"
+        )
         self.clock = pygame.time.Clock()
         self.fonts = {
             "title": pygame.font.Font(None, 34),
@@ -432,7 +470,7 @@ class App:
         self.running = True
 
         # Cube state. ``setup_moves``: the scramble plus manual moves since the last reset.
-        self.cube = solved_cube()
+        self.cube = self.cube_model.solved_cube()
         self.setup_moves: list[int] = []
         self.solution: list[int] = []  # the last search result (shown at the bottom)
         self.solution_start: np.ndarray | None = None  # the cube it was searched from
@@ -452,7 +490,7 @@ class App:
         self.model_path: str | None = None
         self.model_error: str | None = None
         self._load_model(checkpoint, device)
-        self.oracle = OptimalOracle(enabled=use_optimal)
+        self.oracle = OptimalOracle(enabled=use_optimal, reference=self.puzzle.reference)
 
         self.buttons = self._make_buttons()
         self.box_rect = pygame.Rect(CTRL_X, CTRL_Y, 64, 40)
@@ -461,7 +499,7 @@ class App:
     def _load_model(self, checkpoint: str | None, device: str) -> None:
         # A missing or bad model is not fatal: manual play still works and Solve explains.
         try:
-            self.model, self.model_path, self.device = load_script_model(checkpoint, device)
+            self.model, self.model_path, self.device = load_script_model(checkpoint, device, self.puzzle)
         except (CheckpointError, DeviceError) as exc:
             self.model, self.model_error = None, str(exc)
 
@@ -506,10 +544,10 @@ class App:
     def optimal_text(self) -> str:
         if self.solution_start is None or self.oracle.state in ("off", "unavailable"):
             return ""
-        dist = self.oracle.lookup(self.solution_start)
+        dist, label = self.oracle.lookup(self.solution_start), self.oracle.label
         if dist is not None:
-            return f"optimal {dist}"
-        return "optimal: computing..." if self.oracle.pending(self.solution_start) else "optimal n/a"
+            return f"{label} {dist}"
+        return f"{label}: computing..." if self.oracle.pending(self.solution_start) else f"{label} n/a"
 
     def say(self, text: str, color=TEXT) -> None:
         self.message = (text, color)
@@ -523,16 +561,16 @@ class App:
             self.say("Searching: press Cancel (Esc) before turning the cube.", WARN)
             return
         self._stop_animation()
-        self.cube = apply_move_idx(self.cube, action)
+        self.cube = self.cube_model.apply_move_idx(self.cube, action)
         self.setup_moves.append(action)
-        solved = is_solved(self.cube)
+        solved = self.cube_model.is_solved(self.cube)
         self.say(f"Move {MOVE_NAMES[action]}" + ("  - solved!" if solved else ""), OK if solved else TEXT)
 
     def reset(self) -> None:
         if self.thinking:
             self.cancel()
         self._stop_animation()
-        self.cube = solved_cube()
+        self.cube = self.cube_model.solved_cube()
         self.setup_moves = []
         self.solution, self.solution_start, self.anim_index = [], None, 0
         self.say("Reset to the solved cube.")
@@ -550,11 +588,9 @@ class App:
         if isinstance(moves, int):
             length = min(max(moves, 0), MAX_SCRAMBLE)
             self.box_text = str(length)  # the box shows the length in use (e.g. from --scramble)
-            moves = batch_scramble(self.rng, 1, length)[1][0].tolist()
+            moves = self.puzzle.scramble(self.rng, 1, length)[1][0].tolist()
         self._stop_animation()
-        self.cube = solved_cube()
-        for a in moves:
-            self.cube = apply_move_idx(self.cube, a)
+        self.cube = self.cube_model.apply_moves(self.cube_model.solved_cube(), moves)
         self.setup_moves = list(moves)
         self.solution, self.solution_start, self.anim_index = [], None, 0
         self.say(f"Scrambled with {len(moves)} moves.")
@@ -566,13 +602,13 @@ class App:
             self.say(f"Solve needs a model: {self.model_error}", ERROR)
             return
         self._stop_animation()
-        if is_solved(self.cube):
+        if self.cube_model.is_solved(self.cube):
             self.say("The cube is already solved.", OK)
             return
         self.solution, self.solution_start, self.anim_index = [], self.cube.copy(), 0
         self.oracle.request(self.cube)
         self.worker = SolveWorker(
-            self.cube, self.model, self.device, self.sims, self.max_steps, self.solver, self.solver_options
+            self.cube, self.model, self.device, self.sims, self.max_steps, self.solver, self.solver_options, self.puzzle
         )
         self._all_workers = [w for w in self._all_workers if w.is_alive()] + [self.worker]
         self.worker.start()
@@ -696,11 +732,11 @@ class App:
             # Each move is highlighted for one interval, then played.
             while self.animating and self.anim_timer >= self.anim_s:
                 self.anim_timer -= self.anim_s
-                self.cube = apply_move_idx(self.cube, self.solution[self.anim_index])
+                self.cube = self.cube_model.apply_move_idx(self.cube, self.solution[self.anim_index])
                 self.anim_index += 1
                 if self.anim_index >= len(self.solution):
                     self.animating = False
-                    if is_solved(self.cube):
+                    if self.cube_model.is_solved(self.cube):
                         self.say(f"Solved in {len(self.solution)} moves.", OK)
                     else:
                         self.say(
@@ -781,7 +817,7 @@ def _text(surface, font, text, pos, color=TEXT, anchor="topleft") -> pygame.Rect
 
 def draw_header(surface: pygame.Surface, app: App) -> None:
     title = "AlphaZero MCTS solver" if app.solver == "mcts" else f"{app.solver} solver"
-    _text(surface, app.fonts["title"], f"Rubik 2x2 - {title}", (40, 18))
+    _text(surface, app.fonts["title"], f"Rubik {app.puzzle.name} - {title}", (40, 18))
     if app.model is not None:
         line, color = f"Model: {app.model_path} ({app.device})  |  solver: {app.solver}", DIM
     elif app.solver not in NETWORK_SOLVERS:
@@ -800,19 +836,27 @@ def _fit(font, text: str, width: int) -> str:
     return text + "..."
 
 
+def cube_size(cube: np.ndarray) -> int:
+    """``n`` of an ``n x n x n`` cube's sticker array (6 n^2 stickers)."""
+    return math.isqrt(np.asarray(cube).size // 6)
+
+
 def draw_net(surface: pygame.Surface, cube: np.ndarray, highlight: int | None, font) -> None:
     stickers = np.asarray(cube).reshape(-1)
+    n = cube_size(cube)
     for face in range(6):
-        back = face_rect(face).inflate(8, 8)
+        back = face_rect(face, n).inflate(8, 8)
         pygame.draw.rect(surface, ACCENT if face == highlight else STICKER_EDGE, back, border_radius=6)
-        for row in range(2):
-            for col in range(2):
-                color = STICKER_COLORS[int(stickers[face * 4 + row * 2 + col])]
-                pygame.draw.rect(surface, color, sticker_rect(face, row, col), border_radius=4)
-        # The face's name on a small cap where its four stickers meet (off the sticker centres).
-        centre = face_rect(face).center
-        pygame.draw.circle(surface, STICKER_EDGE, centre, 10)
-        _text(surface, font, FACE_NAMES[face], centre, DIM, anchor="center")
+        for row in range(n):
+            for col in range(n):
+                color = STICKER_COLORS[int(stickers[face * n * n + row * n + col])]
+                pygame.draw.rect(surface, color, sticker_rect(face, row, col, n), border_radius=4 if n == 2 else 3)
+        centre = face_rect(face, n).center
+        if n % 2 == 0:  # the face's name on a small cap where its middle stickers meet (off the sticker centres)
+            pygame.draw.circle(surface, STICKER_EDGE, centre, 10)
+            _text(surface, font, FACE_NAMES[face], centre, DIM, anchor="center")
+        else:  # on the centre sticker, which never moves: its colour is the face's anyway
+            _text(surface, font, FACE_NAMES[face], centre, STICKER_EDGE, anchor="center")
 
 
 def draw_iso(surface: pygame.Surface, cube: np.ndarray, highlight: int | None, font) -> None:
@@ -822,21 +866,26 @@ def draw_iso(surface: pygame.Surface, cube: np.ndarray, highlight: int | None, f
     _text(surface, font, "U", (ISO_CENTER[0], ISO_CENTER[1] - 2 * ISO_SCALE - 14), DIM, anchor="center")
     _text(surface, font, "F", (ISO_CENTER[0] - reach, ISO_CENTER[1] + ISO_SCALE * 0.5), DIM, anchor="center")
     _text(surface, font, "R", (ISO_CENTER[0] + reach, ISO_CENTER[1] + ISO_SCALE * 0.5), DIM, anchor="center")
+    n = cube_size(cube)
     for face in (0, 2, 1):  # U, F, R never overlap, so any order works
-        outline = [iso_project(*p) for p in _iso_face_corners(face)]
+        outline = [iso_project(*p) for p in _iso_face_corners(face, n)]
         pygame.draw.polygon(surface, STICKER_EDGE, outline)
-        for row in range(2):
-            for col in range(2):
-                color = shade(STICKER_COLORS[int(stickers[face * 4 + row * 2 + col])], ISO_SHADE[face])
-                pygame.draw.polygon(surface, color, iso_polygon(face, row, col, inset=0.1))
+        for row in range(n):
+            for col in range(n):
+                color = shade(STICKER_COLORS[int(stickers[face * n * n + row * n + col])], ISO_SHADE[face])
+                pygame.draw.polygon(surface, color, iso_polygon(face, row, col, inset=0.1, n=n))
         if face == highlight:
             pygame.draw.polygon(surface, ACCENT, outline, width=3)
 
 
-def _iso_face_corners(face: int) -> list[tuple[float, float, float]]:
-    """3-D corners of a whole visible face: the outer corners of its four stickers."""
-    corners = iso_sticker_corners
-    return [corners(face, 0, 0)[0], corners(face, 0, 1)[1], corners(face, 1, 1)[2], corners(face, 1, 0)[3]]
+def _iso_face_corners(face: int, n: int = 2) -> list[tuple[float, float, float]]:
+    """3-D corners of a whole visible face: the outer corners of its corner stickers."""
+    last = n - 1
+
+    def corners(row, col):
+        return iso_sticker_corners(face, row, col, n)
+
+    return [corners(0, 0)[0], corners(0, last)[1], corners(last, last)[2], corners(last, 0)[3]]
 
 
 def _draw_button(surface, app: App, button: Button, font, pressed: bool = False) -> None:
@@ -976,10 +1025,11 @@ def draw_formulas(surface: pygame.Surface, app: App) -> None:
 # --------------------------------------------------------------------------- command line
 def parse_args(argv=None) -> argparse.Namespace:
     p = Cli.ArgumentParser(
-        description="PyGame GUI for the 2x2 cube: manual moves, scrambles, and an animated greedy MCTS solve.",
+        description="PyGame GUI for the 2x2 (or 3x3) cube: manual moves, scrambles, and an animated solve.",
         epilog="Scripted example (no window needed): SDL_VIDEODRIVER=dummy python PyGame.py "
         "--scramble 6 --solve --screenshot docs/gui.png --quit-when-done",
     )
+    add_puzzle_flag(p)
     add_checkpoint_flag(p)
     add_device_flag(p)
     p.add_argument(
@@ -989,7 +1039,11 @@ def parse_args(argv=None) -> argparse.Namespace:
         help="MCTS simulations per move (adjustable in the window with -/+)",
     )
     p.add_argument(
-        "--max-steps", type=Cli.move_limit, default=DEFAULT_MAX_STEPS, help="give up a solve after this many moves"
+        "--max-steps",
+        type=Cli.move_limit,
+        default=None,
+        help=f"give up a solve after this many moves (default: {DEFAULT_MAX_STEPS}; "
+        f"{get_puzzle('3x3').default_max_moves} for the 3x3)",
     )
     p.add_argument("--seed", type=Cli.seed, default=None, help="seed of the scramble generator (and of numpy/torch)")
     p.add_argument(
@@ -999,7 +1053,9 @@ def parse_args(argv=None) -> argparse.Namespace:
         help="milliseconds per move when playing a solution",
     )
     p.add_argument(
-        "--no-optimal", action="store_true", help="do not load Optimal_Solver to show the optimal solution length"
+        "--no-optimal",
+        action="store_true",
+        help="do not load Optimal_Solver to show the optimal solution length (the 3x3: kociemba's length)",
     )
     add_solver_arguments(p)
     g = p.add_argument_group("scripted mode (docs, tests; renders off screen with SDL_VIDEODRIVER=dummy)")
@@ -1019,6 +1075,11 @@ def parse_args(argv=None) -> argparse.Namespace:
         "--quit-when-done", action="store_true", help="exit after that and print one line: solved=True/False, ..."
     )
     args = p.parse_args(argv)
+    if args.max_steps is None:
+        args.max_steps = DEFAULT_MAX_STEPS if args.puzzle == "2x2" else get_puzzle(args.puzzle).default_max_moves
+    problem = solver_puzzle_problem(args.solver, args.puzzle)
+    if problem:
+        p.error(problem)
     if args.sims < 1 or args.max_steps < 1:
         p.error("--sims and --max-steps must be at least 1")
     if args.scramble is not None:
@@ -1067,6 +1128,7 @@ def main(argv=None) -> int:
         use_optimal=not args.no_optimal,
         solver=args.solver,
         solver_options=options_from_args(args),
+        puzzle=args.puzzle,
     )
     if args.scramble is not None:
         app.scramble(args.scramble)
@@ -1088,7 +1150,8 @@ def main(argv=None) -> int:
         if args.quit_when_done:
             optimal = app.oracle.lookup(app.solution_start) if app.solution_start is not None else None
             print(
-                f"solved={is_solved(app.cube)} moves={len(app.solution)} optimal={optimal if optimal is not None else 'n/a'} "  # noqa: E501
+                f"solved={app.cube_model.is_solved(app.cube)} moves={len(app.solution)} "
+                f"{app.oracle.label}={optimal if optimal is not None else 'n/a'} "
                 f'scramble="{format_moves(app.setup_moves)}" solution="{format_moves(app.solution)}"'
                 + ("" if app.model is not None else f' model_error="{app.model_error}"')
             )
