@@ -1,0 +1,153 @@
+"""main.py --puzzle 3x3: the recipe, the options only the 2x2 has, the network's size, and
+end-to-end runs with tiny settings (outputs, resume, a 2x2 model refused)."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+
+import pytest
+import torch
+
+from conftest import make_checkpoint
+from main import RECIPES, learning_rate, parse_args
+from Policy_Value_Net import PolicyValueNet, hidden_sizes_of, load_model, save_checkpoint
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+#: The 3x3 recipe, shrunk to seconds: a small network, 520 states an iteration (20 walks of 26
+#: moves), a constant rate (the recipe's anneals over wall time, which no two runs share).
+TINY_3X3 = [
+    "--recipe", "3x3", "--hidden-sizes", "64", "32", "--states-per-iter", "520", "--batch-size", "64",
+    "--lr-schedule", "constant", "--episodes-per-iter", "8", "--max-episode-steps", "10",
+    "--eval-runs", "2", "--eval-max-len", "2", "--seed", "3", "--no-progress",
+    "--checkpoint", "m.pt", "--log-dir", "logs",
+]  # fmt: skip
+
+
+def run_main(folder, *args, timeout=150):
+    cmd = [sys.executable, os.path.join(ROOT, "main.py"), *args]
+    return subprocess.run(cmd, cwd=folder, capture_output=True, text=True, timeout=timeout)
+
+
+def test_recipe_3x3_and_the_3x3_defaults():
+    a = parse_args(["--recipe", "3x3"])
+    assert (a.puzzle, a.targets, a.walk_len) == ("3x3", "diffusion", 26)
+    assert (a.value_loss, a.distance_classes) == ("distance", 27)
+    assert (a.checkpoint, a.log_dir, a.eval_solver, a.eval_max_len) == (
+        "rubik3x3_policy_value.pt",
+        "training_logs_3x3",
+        "beam",
+        26,
+    )
+    assert a.lr_schedule == "cosine-time" and a.time_budget > 0 and a.keep_optimizer
+    b = parse_args(["--puzzle", "3x3", "--targets", "scramble"])
+    assert (b.checkpoint, b.log_dir, b.eval_max_steps, b.hidden_sizes) == (
+        "rubik3x3_policy_value.pt",
+        "training_logs_3x3",
+        100,
+        [512, 1024, 512, 128],
+    )
+    two = parse_args([])  # the 2x2: the original's files and evaluation
+    assert (two.puzzle, two.checkpoint, two.log_dir, two.eval_solver, two.eval_max_len, two.eval_max_steps) == (
+        "2x2",
+        "rubik_policy_value.pt",
+        "training_logs",
+        "mcts",
+        20,
+        40,
+    )
+
+
+def test_the_recipe_network_ships_under_20_mb(tmp_path):
+    r = RECIPES["3x3"]
+    net = PolicyValueNet(324, hidden_sizes=tuple(r["hidden_sizes"]), distance_classes=r["distance_classes"])
+    save_checkpoint(net, str(tmp_path / "net.pt"))
+    assert (tmp_path / "net.pt").stat().st_size < 20 * 2**20
+    model = load_model(str(tmp_path / "net.pt"), puzzle="3x3")  # sizes and head read back from the file
+    assert model.hidden_sizes == tuple(r["hidden_sizes"]) and model.distance_classes == 27
+    assert hidden_sizes_of(PolicyValueNet().state_dict()) == (512, 1024, 512, 128)
+
+
+@pytest.mark.parametrize(
+    "args, flag",
+    [
+        (["--puzzle", "3x3"], "--targets selfplay"),  # the default trainer: MCTS self-play
+        (["--recipe", "3x3", "--targets", "lookahead"], "--targets lookahead"),
+        (["--recipe", "3x3", "--targets", "sweep", "--canonical-symmetry"], "--targets sweep"),
+        (["--recipe", "3x3", "--canonical-symmetry"], "--canonical-symmetry"),
+        (["--recipe", "3x3", "--canonical-orientation"], "--canonical-orientation"),
+    ],
+)
+def test_options_only_the_2x2_has_are_refused_in_one_sentence(args, flag, capsys):
+    with pytest.raises(SystemExit) as exc:
+        parse_args(args)
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and err.count("\n") == 1
+    assert f"{flag} is the 2x2's so far" in err and "--recipe 3x3" in err
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--recipe", "3x3", "--eval-solver", "mcts"], "--solver mcts searches the 2x2 only so far"),
+        (["--recipe", "3x3", "--time-budget", "0"], "--lr-schedule cosine-time anneals over the --time-budget"),
+        (["--recipe", "3x3", "--distance-classes", "20"], "--distance-classes must exceed --walk-len"),
+        (["--walk-len", "5"], "--walk-len is for --targets adi, scramble or diffusion"),
+    ],
+)
+def test_bad_3x3_combinations_exit_2(args, message, capsys):
+    with pytest.raises(SystemExit) as exc:
+        parse_args(args)
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and message in err and err.count("\n") == 1
+
+
+def test_cosine_time_anneals_over_the_time_budget():
+    a = parse_args(["--recipe", "3x3", "--warmup-iters", "0", "--time-budget", "10"])
+    assert learning_rate(a, 1, 0.0) == pytest.approx(a.lr)
+    assert learning_rate(a, 7, 300.0) == pytest.approx(a.lr_end + 0.5 * (a.lr - a.lr_end))  # half the budget
+    assert learning_rate(a, 9, 600.0) == pytest.approx(a.lr_end) == learning_rate(a, 10, 900.0)
+    warm = parse_args(["--recipe", "3x3"])
+    assert learning_rate(warm, 1, 0.0) == pytest.approx(warm.lr / 2)  # first of two warm-up iterations
+    cos = parse_args(["--lr-schedule", "cosine", "--num-iters", "3", "--lr", "1e-3", "--lr-end", "1e-5"])
+    assert learning_rate(cos, 2, 1e9) == pytest.approx(1e-5 + 0.5 * (1e-3 - 1e-5) * (1 + math.cos(math.pi / 2)))
+
+
+def test_3x3_diffusion_run_writes_its_outputs_and_resumes_like_an_uninterrupted_run(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    out = run_main(tmp_path / "a", *TINY_3X3, "--num-iters", "2")
+    assert out.returncode == 0, out.stderr
+    lines = [line for line in out.stdout.splitlines() if line.startswith("iter ")]
+    assert len(lines) == 2 and all("diffusion 520 states | greedy" in line for line in lines), out.stdout
+    assert "Evaluation: len 1: " in out.stdout
+    model = load_model(str(tmp_path / "a" / "m.pt"), puzzle="3x3")
+    assert (model.obs_dim, model.hidden_sizes, model.distance_classes) == (324, (64, 32), 27)
+    rows = json.loads((tmp_path / "a" / "logs" / "eval_scramble_result.json").read_text())
+    assert [r["scramble_len"] for r in rows] == [1, 2] and rows[0]["mean_optimal"] is None
+    assert rows[0]["mean_kociemba"] == 1.0 and rows[0]["solve_rate"] == 1.0  # a beam sees every child of depth 1
+    # Stopped after one iteration and run again: the same run.
+    assert run_main(tmp_path / "b", *TINY_3X3, "--num-iters", "1", "--skip-eval").returncode == 0
+    again = run_main(tmp_path / "b", *TINY_3X3, "--num-iters", "2", "--skip-eval")
+    assert again.returncode == 0 and "Resuming" in again.stdout and "iter   2/2" in again.stdout
+    a = json.loads((tmp_path / "a" / "logs" / "metrics.json").read_text())
+    b = json.loads((tmp_path / "b" / "logs" / "metrics.json").read_text())
+    assert a["iterations"] == b["iterations"] == [1, 2] and a["num_samples"] == b["num_samples"] == [520, 520]
+    assert a["losses"] == pytest.approx(b["losses"], rel=1e-5)
+    state = torch.load(tmp_path / "b" / "m.train_state.pt", weights_only=True)
+    assert "optimizer" in state  # the recipe keeps one Adam for the run
+
+
+def test_3x3_scramble_run_and_a_2x2_model_refused(tmp_path):
+    args = [*TINY_3X3, "--targets", "scramble", "--value-loss", "mse", "--distance-classes", "0", "--num-iters", "1"]
+    out = run_main(tmp_path, *args)
+    assert out.returncode == 0, out.stderr
+    assert "scramble 520 states | greedy" in out.stdout
+    assert "Evaluation: len 1: 100%" in out.stdout  # a beam ranked by the policy (the value head is untrained)
+    make_checkpoint(tmp_path / "two.pt")
+    refused = run_main(tmp_path, *args, "--checkpoint", "two.pt", "--skip-eval")
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1
+    assert "two.pt holds a network for the 2x2, not the 3x3" in refused.stderr
