@@ -461,3 +461,95 @@ def test_scripted_solve_with_the_greedy_solver(checkpoints, tmp_path):
     assert out.returncode == 0, out.stderr
     lines = out.stdout.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("solved=True moves=1"), out.stdout
+
+
+# --------------------------------------------------------------------------- the 3x3 (--puzzle 3x3)
+@pytest.fixture(scope="module")
+def net3(tmp_path_factory) -> Path:
+    """A small throwaway 3x3 network (324 inputs)."""
+    import torch
+
+    from Policy_Value_Net import PolicyValueNet, save_checkpoint
+
+    torch.manual_seed(0)
+    path = tmp_path_factory.mktemp("net3") / "net3.pt"
+    save_checkpoint(PolicyValueNet(obs_dim=324, hidden_sizes=(32, 16)), str(path))
+    return path
+
+
+def assert_3x3_screen_shows(screen: pygame.Surface, cube: np.ndarray) -> None:
+    """Every sticker of the 3x3's net, and of its 3-D view, has the colour the cube says. The net
+    is read off a sticker's centre (where a centre sticker carries its face's name)."""
+    stickers = np.asarray(cube).reshape(-1)
+    for face in range(6):
+        for row in range(3):
+            for col in range(3):
+                want = HOME[int(stickers[face * 9 + row * 3 + col])]
+                x, y = PyGame.sticker_rect(face, row, col, 3).topleft
+                assert tuple(screen.get_at((x + 5, y + 5)))[:3] == want, f"net sticker {face},{row},{col}"
+                if face in PyGame.ISO_SHADE:
+                    got = tuple(screen.get_at(PyGame.iso_sticker_center(face, row, col, 3)))[:3]
+                    assert got == PyGame.shade(want, PyGame.ISO_SHADE[face]), f"3-D sticker {face},{row},{col}"
+
+
+def test_3x3_window_draws_every_move_of_the_model_cube(make_app, net3):
+    import Rubik3x3Env as E3
+
+    app = make_app(net3, puzzle="3x3", solver="beam")
+    assert app.model is not None and app.model.obs_dim == 324
+    cube = E3.solved_cube()
+    assert_3x3_screen_shows(app.screen, cube)
+    for name in MOVE_NAMES:
+        click(app, name)
+        cube = E3.apply_move_idx(cube, MOVE_NAMES.index(name))
+        assert np.array_equal(app.cube, cube)
+        assert_3x3_screen_shows(app.screen, cube)
+    # By hand, independently of the model: after a U from solved, F's top row is R's colour and
+    # its middle row still F's; R's top row is B's.
+    click(app, "Reset")
+    click(app, "U")
+    for col in range(3):
+        assert tuple(app.screen.get_at(PyGame.iso_sticker_center(F, 0, col, 3)))[:3] == PyGame.shade(HOME[R], 0.86)
+        assert tuple(app.screen.get_at(PyGame.iso_sticker_center(F, 1, col, 3)))[:3] == PyGame.shade(HOME[F], 0.86)
+        assert tuple(app.screen.get_at(PyGame.iso_sticker_center(R, 0, col, 3)))[:3] == PyGame.shade(HOME[B], 0.70)
+
+
+def test_3x3_scramble_and_solve_in_the_window_with_kociemba_beside(make_app, net3):
+    app = make_app(net3, puzzle="3x3", solver="beam", anim_ms=0, use_optimal=True)
+    app.scramble(parse_moves("R U"))
+    click(app, "Solve")
+    run_until(app, lambda: app.idle())
+    assert app.puzzle.model.is_solved(app.cube) and len(app.solution) == 2
+    assert app.optimal_text() == "kociemba 2" and "Solved in 2 moves" in app.message[0]
+    app.scramble(7)
+    assert len(app.setup_moves) == 7 and not app.puzzle.model.is_solved(app.cube)
+
+
+def test_3x3_scripted_solve_saves_a_screenshot_of_the_solved_cube(tmp_path):
+    shot = tmp_path / "gui3.png"
+    env = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy")
+    cmd = [
+        sys.executable, "PyGame.py", "--puzzle", "3x3", "--solver", "bestfirst",
+        "--checkpoint", str(tmp_path / "no.pt"), "--scramble", "R U F'", "--solve", "--anim-ms", "10",
+        "--screenshot", str(shot), "--quit-when-done",
+    ]  # fmt: skip
+    out = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("solved=True moves=3 kociemba=3"), out.stdout
+    assert _png_size(shot) == (PyGame.WIDTH, PyGame.HEIGHT)
+    import Rubik3x3Env as E3
+
+    assert_3x3_screen_shows(pygame.image.load(str(shot)), E3.solved_cube())
+
+
+def test_3x3_refuses_mcts_and_a_2x2_model(make_app, checkpoints, capsys):
+    with pytest.raises(SystemExit) as exc:
+        PyGame.parse_args(["--puzzle", "3x3"])  # the default solver is MCTS, the 2x2's
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and "--solver mcts searches the 2x2 only so far" in err and err.count("\n") == 1
+    assert PyGame.parse_args(["--puzzle", "3x3", "--solver", "beam"]).max_steps == 100
+    app = make_app("random", puzzle="3x3", solver="beam")
+    assert app.model is None and "network for the 2x2, not the 3x3" in app.model_error
+    click(app, "R")  # manual moves still work
+    assert app.cube.shape == (6, 3, 3) and not app.puzzle.model.is_solved(app.cube)
