@@ -3,8 +3,9 @@
 A solver, the evaluation or a script never asks which cube it has; it reads a ``Puzzle``: how
 many stickers, the 12 move permutations, the solved stickers, the solved test, the network's
 encoding, the state keys, the mask rule, move strings, the ASCII net, how a value reads as
-moves, the default move limit, and where the reference lengths come from (the exact optimal
-solver for the 2x2, ``kociemba``'s two-phase solver for the 3x3). The 2x2 is the default
+moves, the default move limit, model file, log folder and longest scramble evaluated, where the
+reference lengths come from (the exact optimal solver for the 2x2, ``kociemba``'s two-phase
+solver for the 3x3) and, for the 3x3, how to draw uniformly random positions. The 2x2 is the default
 everywhere, and every 2x2 path reads the same arrays and functions as before, so its results
 are unchanged.
 
