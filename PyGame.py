@@ -246,6 +246,9 @@ class SolveWorker(threading.Thread):
                     raise _Cancelled
                 return net_policy(cubes)
 
+            # The same reading as the network's functions (Solvers: one evaluation per position).
+            value_fn.reads_positions = policy_fn.reads_positions = net_value.reads_positions
+
         opts = dataclasses.replace(self.options or SolverOptions(), sims=self.num_simulations, max_moves=self.max_steps)
         try:
             [result] = solve_cubes(
