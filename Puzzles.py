@@ -52,8 +52,8 @@ class Puzzle:
     #: by all orientations of its position (the 2x2, which has no centres); None where the
     #: centres fix the orientation (the 3x3).
     orient: Callable[[np.ndarray], np.ndarray] | None = field(default=None, repr=False)
-    #: ``random_states(rng, batch) -> (batch, stickers)``: uniformly random positions, or None
-    #: (the 2x2 samples its positions from the exact table instead: --all-positions).
+    #: ``random_states(rng, batch) -> (batch, stickers)``: uniformly random positions (the 2x2:
+    #: drawn from the exact solver's table of all 3,674,160; the 3x3: from its cubies).
     random_states: Callable | None = field(default=None, repr=False)
 
     # -- sizes and tables -------------------------------------------------------------
@@ -153,6 +153,12 @@ class Puzzle:
         return solution_lengths(cubes)
 
 
+def _random_2x2_positions(rng: np.random.Generator, batch: int) -> np.ndarray:
+    from Optimal_Solver import get_solver
+
+    return get_solver().random_cubes(rng, batch)
+
+
 PUZZLES = {
     "2x2": Puzzle(
         name="2x2",
@@ -166,6 +172,7 @@ PUZZLES = {
         log_dir="training_logs",
         eval_max_len=20,  # the original's evaluation
         orient=Rubik2x2Env.canonical_orientation,
+        random_states=_random_2x2_positions,
     ),
     "3x3": Puzzle(
         name="3x3",

@@ -43,12 +43,13 @@ two-phase solution, in quarter turns: ``kociemba`` per scramble, ``mean_kociemba
 ``mean_ratio_to_kociemba`` per group (an upper bound on the optimal length, so a ratio below 1
 is possible). ``--by-distance`` and ``--all-positions`` need the 2x2's exact table.
 
-* ``--uniform N`` (the 3x3): N positions drawn uniformly from all 43 quintillion
-  (``Rubik3x3Env.random_states``: cubie permutations and orientations under the cube's three
-  parity rules, exact) -> ``--out`` JSON (default ``<log-dir>/eval_uniform.json``) with the
-  fields of ``--scrambles``: ``line`` is the position's number, ``scramble`` a move string that
-  makes it (kociemba's solution reversed), then ``solution``, ``solved``, ``length``,
-  ``optimal`` (null), ``kociemba``, ``nodes`` and ``seconds``. ``--time-limit`` bounds the
+* ``--uniform N``: N positions drawn uniformly: on the 2x2 from all 3,674,160 (with
+  replacement), on the 3x3 from all 43 quintillion (``Rubik3x3Env.random_states``: cubie
+  permutations and orientations under the cube's three parity rules, exact) -> ``--out`` JSON
+  (default ``<log-dir>/eval_uniform.json``) with the fields of ``--scrambles``: ``line`` is the
+  position's number, ``scramble`` a move string that makes it (2x2: an optimal one; 3x3:
+  kociemba's solution reversed), then ``solution``, ``solved``, ``length``, ``optimal`` (3x3:
+  null), ``kociemba`` (3x3 only), ``nodes`` and ``seconds``. ``--time-limit`` bounds the
   seconds per cube.
 """
 
@@ -892,18 +893,21 @@ class ScrambleEvaluator:
     def solve_uniform(
         self, n: int, num_simulations=EVAL_SIMULATIONS, max_episode_steps=MAX_MOVES, progress=False
     ) -> list[dict]:
-        """``n`` uniformly random positions (``Puzzle.random_states``, drawn from ``seed``), solved
-        in one batch: ``scramble_file_records`` with each position's number as its ``line`` and
-        kociemba's solution reversed as its ``scramble`` (replayed from solved, it makes the
-        position). Raises ValueError for a puzzle without uniform positions (the 2x2)."""
-        if self.puzzle.random_states is None or self.puzzle.reference != "kociemba":
-            raise ValueError(f"uniformly random positions are the 3x3's; the {self.puzzle.name} has --all-positions")
-        from Kociemba_Solver import solve
-
+        """``n`` uniformly random positions (``Puzzle.random_states``, drawn from ``seed``; the 2x2
+        with replacement from all 3,674,160), solved in one batch: ``scramble_file_records`` with
+        each position's number as its ``line`` and a scramble that makes it from solved: an
+        optimal one (2x2) or kociemba's solution reversed (3x3)."""
         cubes = self.puzzle.random_states(np.random.default_rng(self.seed), n)
-        makers = [[a ^ 1 for a in reversed(solve(cube))] for cube in cubes]  # actions come in (move, inverse) pairs
+        if self.puzzle.reference == "optimal":
+            makers = [self.puzzle.parse_moves(text) for text in optimal_scrambles(cubes)]
+        else:
+            from Kociemba_Solver import solve
+
+            makers = [[a ^ 1 for a in reversed(solve(cube))] for cube in cubes]  # actions come in (move, inverse) pairs
         scrambles = [(i + 1, format_moves(moves), moves) for i, moves in enumerate(makers)]
         run = self.play(cubes, num_simulations, max_episode_steps, progress, desc="eval uniform")
+        if self.puzzle.reference == "optimal":
+            return scramble_file_records(run, scrambles, np.array([len(m) for m in makers], dtype=np.int64), None)
         self.last_kociemba = np.array([len(moves) for moves in makers], dtype=np.int64)
         return scramble_file_records(run, scrambles, None, self.last_kociemba)
 
@@ -1080,7 +1084,8 @@ def parse_args(argv=None) -> argparse.Namespace:
         type=Cli.episodes,
         default=None,
         metavar="N",
-        help="solve N uniformly random positions instead (the 3x3; the 2x2 has --all-positions)",
+        help="solve N uniformly random positions instead (the 2x2: drawn from all 3,674,160, optimal lengths "
+        "beside; the 3x3: from its cubies, kociemba's lengths beside)",
     )
     g.add_argument(
         "--out",
@@ -1156,10 +1161,6 @@ def parse_args(argv=None) -> argparse.Namespace:
         (
             args.uniform is None or not (args.by_distance or args.scrambles or args.all_positions),
             "--uniform is a mode of its own",
-        ),
-        (
-            args.uniform is None or puzzle.random_states is not None,
-            f"--uniform draws uniformly random 3x3 positions; the {args.puzzle} has --all-positions",
         ),
         (exact or not args.by_distance, f"--by-distance needs the 2x2's exact distances; the {args.puzzle} has none"),
         (exact or not args.all_positions, f"--all-positions is the 2x2's; the {args.puzzle} has too many positions"),

@@ -15,6 +15,7 @@ import evaluate
 import Kociemba_Solver as K
 import Rubik3x3Env as E3
 from Policy_Value_Net import PolicyValueNet, save_checkpoint
+from Rubik2x2Env import SOLVED_STICKERS, apply_moves, is_solved, parse_moves
 
 
 def test_cubie_slots_cover_every_moving_sticker_once():
@@ -121,10 +122,28 @@ def test_evaluate_uniform_with_a_solver_that_finds_a_solution(tmp_path):
     assert evaluator.overall()["mean_ratio_to_kociemba"] == 1.0
 
 
+def test_evaluate_uniform_on_the_2x2_has_optimal_lengths(tmp_path, capsys):
+    """The 2x2's uniform positions come from the exact table; each record's scramble is an
+    optimal one, so its length is the position's true distance."""
+    from Optimal_Solver import get_solver
+
+    out = tmp_path / "u.json"
+    args = ["--uniform", "20", "--solver", "bestfirst", "--max-nodes", "3000", "--seed", "4", "--out", str(out)]
+    assert evaluate.main([*args, "--log-dir", str(tmp_path), "--no-progress"]) == 0
+    records = json.loads(out.read_text())
+    expected = get_solver().random_cubes(np.random.default_rng(4), 20)
+    for record, cube in zip(records, expected):
+        made = apply_moves(SOLVED_STICKERS, parse_moves(record["scramble"]))
+        assert np.array_equal(made, cube) and "kociemba" not in record  # the fields of a 2x2 --scrambles
+        assert record["optimal"] == len(parse_moves(record["scramble"])) == get_solver().distance(cube)
+        assert record["solved"] == is_solved(apply_moves(cube, parse_moves(record["solution"] or "")))
+    assert "Per position: optimal" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--uniform", "3", "--solver", "beam"], "--uniform draws uniformly random 3x3 positions; the 2x2 has"),
+        (["--uniform", "3", "--by-distance"], "a mode of its own"),
         (["--puzzle", "3x3", "--solver", "beam", "--uniform", "3", "--scrambles", "s.txt"], "a mode of its own"),
         (["--puzzle", "3x3", "--solver", "beam", "--out", "o.json"], "--out is for --scrambles and --uniform"),
     ],
