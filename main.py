@@ -1384,8 +1384,13 @@ def train(
         targets = targets_step(args, run, device, progress, workers)
         losses = train_step(args, run, targets, it, device, progress)
         run.seconds += time.perf_counter() - t0
+        t1 = time.perf_counter()
         with guard.deferred():  # a signal now waits until everything is on disk
             changed = commit_step(args, run, logger, it, targets, losses)
+        # The commit (saving the model, the training state with its replay buffer, the charts)
+        # is wall time too: about 15% of an iteration of Gumbel self-play. It is saved with the
+        # next iteration's commit, so a resumed run loses at most one commit's seconds.
+        run.seconds += time.perf_counter() - t1
         report_iteration(args, it, length, targets, losses, changed, run, t0, start)
     print(f"Training finished in {time.perf_counter() - start:.0f}s; model saved to {args.checkpoint}.")
 
