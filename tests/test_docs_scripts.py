@@ -139,3 +139,37 @@ def test_supervised_ceiling_trains_reports_and_saves(tmp_path):
     assert missing.returncode == 2 and "Traceback" not in missing.stderr and "nowhere.pt" in missing.stderr
     bad = run("supervised_ceiling.py", "--steps", "0", cwd=tmp_path)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+def test_value_by_distance_classes_weighs_each_class_by_its_positions(tmp_path, checkpoints):
+    import importlib.util
+    import types
+
+    import torch
+
+    spec = importlib.util.spec_from_file_location(
+        "value_by_distance", os.path.join(ROOT, "docs", "value_by_distance.py")
+    )
+    vbd = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(vbd)
+    # Three classes at distance 1: class 0 holds 3 positions and reads 1 move with its closer move 0 certain;
+    # class 1 (1 position) reads 2 moves and puts half its policy on its closer moves 0 and 1.
+    reps = np.array([10, 11, 12])
+    sweeper = types.SimpleNamespace(
+        reps=reps,
+        inputs=np.zeros((3, 144), dtype=np.float32),
+        class_of=np.array([0, 0, 0, 1, 2, 2]),
+        child_class=np.array([[2] + [1] * 11, [2, 2] + [1] * 10, [2] * 12]),
+    )
+    table = np.zeros(20, dtype=np.int8)
+    table[[10, 11]] = 1  # class 2 (rep 12) is the solved cube
+    solver = types.SimpleNamespace(table=table)
+    logits = torch.full((3, 12), -1e9)
+    logits[0, 0] = 0.0
+    logits[1, :4] = 0.0
+    values = torch.tensor([[1 - 0.03], [1 - 0.06], [1.0]])
+    rows = vbd.probe_classes(lambda x: (logits, values), solver, sweeper)
+    d, exact, mass = rows[0]
+    assert d == 1 and exact == pytest.approx(3 / 4) and mass == pytest.approx((3 * 1.0 + 1 * 0.5) / 4)
+    plain = run("value_by_distance.py", str(checkpoints["neutral"]), "--classes", cwd=tmp_path)
+    assert plain.returncode == 2 and "--canonical-symmetry" in plain.stderr and "Traceback" not in plain.stderr
