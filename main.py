@@ -94,8 +94,8 @@ RECIPES = {
     # right or wrong, and the Bellman backup of right classes is exact, where the scalar
     # sweep's values compressed beyond 7 moves (docs/sweep_recipe.md).
     # Its value weight is 2, not 6: with less of the body given to the value (exact anyway by
-    # iteration ~50 of 70), the policy fits the closer moves at distances 9-11 (90-93% of its
-    # mass against 81-91% at weight 6), which is what MCTS at 50 simulations follows.
+    # iteration ~50 of 70), the policy fits the closer moves at distances 9-11 (92-94% of its
+    # mass against 79-91% at weight 6), which is what MCTS at 50 simulations follows.
     "exact": dict(
         _SWEEP,
         value_loss="distance",

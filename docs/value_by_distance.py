@@ -74,6 +74,15 @@ def probe_classes(model, solver, sweeper) -> list[tuple[int, float, float]]:
     return [(d, share(exact, d), share(mass, d)) for d in range(1, MAX_DISTANCE + 1)]
 
 
+def print_table(title: str, *rows: tuple[str, list[str]]) -> None:
+    """One markdown table: a column per distance 1-14, a row per measure."""
+    print(f"\n{title}")
+    print("| distance | " + " | ".join(str(d) for d in range(1, MAX_DISTANCE + 1)) + " |")
+    print("| --- |" + " ---: |" * MAX_DISTANCE)
+    for name, cells in rows:
+        print(f"| {name} | " + " | ".join(cells) + " |")
+
+
 def main(argv=None) -> int:
     p = Cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("checkpoints", type=Cli.nonempty_path, nargs="+", help="model files (bare state_dicts)")
@@ -104,21 +113,19 @@ def main(argv=None) -> int:
 
                 sweeper = Sweeper()
             rows = probe_classes(model, solver, sweeper)
-            print(f"\n{path}: every position, through its symmetry class")
-            print("| distance | " + " | ".join(str(d) for d in range(1, MAX_DISTANCE + 1)) + " |")
-            print("| --- |" + " ---: |" * MAX_DISTANCE)
-            print("| value within half a move | " + " | ".join(f"{100 * e:.1f}%" for _, e, _ in rows) + " |")
-            print("| policy mass on optimal moves | " + " | ".join(f"{100 * w:.1f}%" for *_, w in rows) + " |")
+            print_table(
+                f"{path}: every position, through its symmetry class",
+                ("value within half a move", [f"{100 * e:.1f}%" for _, e, _ in rows]),
+                ("policy mass on optimal moves", [f"{100 * w:.1f}%" for *_, w in rows]),
+            )
             continue
-        print(
-            f"\n{path}: value read as moves (mean +- std) and greedy policy solve rate, {args.runs} positions per distance"  # noqa: E501
-        )
-        print("| distance | " + " | ".join(str(d) for d in range(1, MAX_DISTANCE + 1)) + " |")
-        print("| --- |" + " ---: |" * MAX_DISTANCE)
         rows = probe(model, solver, args.runs, args.seed)
-        print("| value reads | " + " | ".join(f"{m:.1f}±{s:.1f}" for _, m, s, *_ in rows) + " |")
-        print("| greedy policy solves | " + " | ".join(f"{100 * g:.0f}%" for *_, g, _ in rows) + " |")
-        print("| policy mass on optimal moves | " + " | ".join(f"{100 * w:.0f}%" for *_, w in rows) + " |")
+        print_table(
+            f"{path}: value read as moves (mean +- std) and greedy policy solve rate, {args.runs} positions per distance",  # noqa: E501
+            ("value reads", [f"{m:.1f}±{s:.1f}" for _, m, s, *_ in rows]),
+            ("greedy policy solves", [f"{100 * g:.0f}%" for *_, g, _ in rows]),
+            ("policy mass on optimal moves", [f"{100 * w:.0f}%" for *_, w in rows]),
+        )
     return 0
 
 
