@@ -55,13 +55,18 @@ def probe(model, solver, runs: int, seed: int) -> list[tuple[int, float, float, 
     return rows
 
 
-def probe_classes(model, solver, sweeper) -> list[tuple[int, float, float]]:
-    """Per distance 1-14 over every position (via its class): ``(d, share whose value reads
-    within half a move, mean policy mass on the moves one closer)``."""
+def class_outputs(model, sweeper) -> tuple[np.ndarray, np.ndarray]:
+    """The network on every class's representative: ``(value read as moves (n,), policy (n, 12))``."""
     with torch.no_grad():
         outs = [model(torch.from_numpy(sweeper.inputs[lo : lo + 16384])) for lo in range(0, len(sweeper.reps), 16384)]
     moves = (1.0 - torch.cat([v for _, v in outs]).squeeze(-1).double().numpy()) / STEP_COST
-    policy = torch.cat([torch.softmax(p, dim=-1) for p, _ in outs]).numpy()
+    return moves, torch.cat([torch.softmax(p, dim=-1) for p, _ in outs]).numpy()
+
+
+def probe_classes(model, solver, sweeper) -> list[tuple[int, float, float]]:
+    """Per distance 1-14 over every position (via its class): ``(d, share whose value reads
+    within half a move, mean policy mass on the moves one closer)``."""
+    moves, policy = class_outputs(model, sweeper)
     dist = solver.table[sweeper.reps].astype(np.int64)
     mass = (policy * (dist[sweeper.child_class] < dist[:, None])).sum(axis=1)
     size = np.bincount(sweeper.class_of, minlength=len(sweeper.reps)).astype(np.float64)

@@ -173,3 +173,37 @@ def test_value_by_distance_classes_weighs_each_class_by_its_positions(tmp_path, 
     assert d == 1 and exact == pytest.approx(3 / 4) and mass == pytest.approx((3 * 1.0 + 1 * 0.5) / 4)
     plain = run("value_by_distance.py", str(checkpoints["neutral"]), "--classes", cwd=tmp_path)
     assert plain.returncode == 2 and "--canonical-symmetry" in plain.stderr and "Traceback" not in plain.stderr
+
+
+def _docs_module(name):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, os.path.join(ROOT, "docs", f"{name}.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_mcts_weak_spots_finds_the_classes_whose_prior_favours_a_further_move(tmp_path, checkpoints):
+    spots = _docs_module("mcts_weak_spots")
+    policy = np.array(
+        [
+            [0.5, 0.3, 0.2],  # best closer 0.5, best other 0.3: ratio 0.6
+            [0.2, 0.4, 0.4],  # best closer 0.2 (move 0), best other 0.4: ratio 2
+            [0.3, 0.3, 0.4],  # every move closer: ratio 0
+            [0.2, 0.3, 0.5],  # nothing closer (the solved cube): inf
+        ]
+    )
+    closer = np.array([[1, 0, 0], [1, 0, 0], [1, 1, 1], [0, 0, 0]], dtype=bool)
+    ratio = spots.prior_ratio(policy, closer)
+    assert ratio[:3] == pytest.approx([0.6, 2.0, 0.0]) and ratio[3] == np.inf
+    # Positions 0-6 in classes 0,0,1,1,1,2,3; the solved class 3 is never played.
+    class_of = np.array([0, 0, 1, 1, 1, 2, 3])
+    dist = np.array([5, 6, 7, 0])
+    assert spots.weak_positions(ratio, dist, class_of, 0.5).tolist() == [0, 1, 2, 3, 4]
+    assert spots.weak_positions(ratio, dist, class_of, 1.0).tolist() == [2, 3, 4]
+    assert spots.weak_positions(ratio, dist, class_of, 3.0).tolist() == []
+    plain = run("mcts_weak_spots.py", str(checkpoints["neutral"]), cwd=tmp_path)
+    assert plain.returncode == 2 and "--canonical-symmetry" in plain.stderr and "Traceback" not in plain.stderr
+    bad = run("mcts_weak_spots.py", str(checkpoints["neutral"]), "--ratio", "0", cwd=tmp_path)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
