@@ -55,7 +55,7 @@ def main(argv=None) -> int:
     p = Cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("checkpoint", type=Cli.nonempty_path, help="model file (bare state_dict, --canonical-symmetry)")
     p.add_argument("--ratio", type=Cli.positive_float, default=0.7, help="play positions at or above this prior ratio")
-    p.add_argument("--sims", type=Cli.int_in(1), default=200, help="MCTS simulations per move")
+    p.add_argument("--sims", type=Cli.simulations, default=200, help="MCTS simulations per move")
     p.add_argument("--seed", type=Cli.seed, default=0, help="the search's seed, as evaluate.py's")
     p.add_argument("--failures", default=None, help="write the unsolved positions here (JSON lines)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")

@@ -177,6 +177,11 @@ TABLE = {
         {"--runs": COUNTS, "--seed": SEEDS, "--device": ["meta"]},
         ["pretrained/rubik_policy_value.pt"],
     ),
+    "docs/mcts_weak_spots.py": (
+        "main",
+        {"--ratio": FLOATS, "--sims": SIMS, "--seed": SEEDS},
+        ["pretrained/rubik_policy_value.pt"],
+    ),
 }
 
 NARGS = {("main.py", "--sims"): 3, ("main.py", "--temps"): 4}  # the bad value in every place
