@@ -40,8 +40,7 @@ def prior_ratio(policy: np.ndarray, closer: np.ndarray) -> np.ndarray:
     move that is (inf with no closer move, as at the solved cube; 0 when every move is closer)."""
     best_closer = np.where(closer, policy, 0.0).max(axis=1)
     best_other = np.where(closer, 0.0, policy).max(axis=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(best_closer > 0, best_other / np.where(best_closer > 0, best_closer, 1.0), np.inf)
+    return np.divide(best_other, best_closer, out=np.full_like(best_other, np.inf), where=best_closer > 0)
 
 
 def weak_positions(ratio: np.ndarray, dist: np.ndarray, class_of: np.ndarray, threshold: float) -> np.ndarray:
