@@ -28,7 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import numpy as np  # noqa: E402
-from value_by_distance import class_outputs, print_table  # noqa: E402
+from value_by_distance import class_distances, class_outputs, print_table  # noqa: E402
 
 import Cli  # noqa: E402
 from Optimal_Solver import MAX_DISTANCE, get_solver  # noqa: E402
@@ -68,15 +68,14 @@ def main(argv=None) -> int:
     import torch
 
     from All_Positions import cubes_at
-    from Cli import C_PUCT, MAX_MOVES
     from evaluate import failure_records, write_jsonl
     from Self_Play import play_greedy
     from Value_Sweep import Sweeper  # the class tables: built once, about a minute
 
     sweeper, table = Sweeper(), get_solver().table
     _, policy = class_outputs(model, sweeper)
-    dist = table[sweeper.reps].astype(np.int64)
-    ratio = prior_ratio(policy, dist[sweeper.child_class] < dist[:, None])
+    dist, closer = class_distances(table, sweeper)
+    ratio = prior_ratio(policy, closer)
     index = weak_positions(ratio, dist, sweeper.class_of, args.ratio)
     print(f"{args.checkpoint}: {len(index):,} positions with a prior ratio of at least {args.ratio};", end=" ")
     print(f"greedy MCTS, {args.sims} simulations")
@@ -84,10 +83,10 @@ def main(argv=None) -> int:
         model,
         cubes_at(index),
         args.sims,
-        MAX_MOVES,
+        Cli.MAX_MOVES,
         device=torch.device("cpu"),
         seed=args.seed,
-        c_puct=C_PUCT,
+        c_puct=Cli.C_PUCT,
         progress=Cli.show_progress(not args.no_progress),
         desc="weak spots",
     )

@@ -63,12 +63,18 @@ def class_outputs(model, sweeper) -> tuple[np.ndarray, np.ndarray]:
     return moves, torch.cat([torch.softmax(p, dim=-1) for p, _ in outs]).numpy()
 
 
+def class_distances(table: np.ndarray, sweeper) -> tuple[np.ndarray, np.ndarray]:
+    """Every class's true distance ``(n,)`` and which of its 12 moves bring it one closer ``(n, 12)``."""
+    dist = table[sweeper.reps].astype(np.int64)
+    return dist, dist[sweeper.child_class] < dist[:, None]
+
+
 def probe_classes(model, solver, sweeper) -> list[tuple[int, float, float]]:
     """Per distance 1-14 over every position (via its class): ``(d, share whose value reads
     within half a move, mean policy mass on the moves one closer)``."""
     moves, policy = class_outputs(model, sweeper)
-    dist = solver.table[sweeper.reps].astype(np.int64)
-    mass = (policy * (dist[sweeper.child_class] < dist[:, None])).sum(axis=1)
+    dist, closer = class_distances(solver.table, sweeper)
+    mass = (policy * closer).sum(axis=1)
     size = np.bincount(sweeper.class_of, minlength=len(sweeper.reps)).astype(np.float64)
     exact = np.abs(moves - dist) <= 0.5
 

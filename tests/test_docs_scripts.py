@@ -141,17 +141,21 @@ def test_supervised_ceiling_trains_reports_and_saves(tmp_path):
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
 
 
-def test_value_by_distance_classes_weighs_each_class_by_its_positions(tmp_path, checkpoints):
+def _docs_module(name):
     import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, os.path.join(ROOT, "docs", f"{name}.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_value_by_distance_classes_weighs_each_class_by_its_positions(tmp_path, checkpoints):
     import types
 
     import torch
 
-    spec = importlib.util.spec_from_file_location(
-        "value_by_distance", os.path.join(ROOT, "docs", "value_by_distance.py")
-    )
-    vbd = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(vbd)
+    vbd = _docs_module("value_by_distance")
     # Three classes at distance 1: class 0 holds 3 positions and reads 1 move with its closer move 0 certain;
     # class 1 (1 position) reads 2 moves and puts half its policy on its closer moves 0 and 1.
     reps = np.array([10, 11, 12])
@@ -173,15 +177,6 @@ def test_value_by_distance_classes_weighs_each_class_by_its_positions(tmp_path, 
     assert d == 1 and exact == pytest.approx(3 / 4) and mass == pytest.approx((3 * 1.0 + 1 * 0.5) / 4)
     plain = run("value_by_distance.py", str(checkpoints["neutral"]), "--classes", cwd=tmp_path)
     assert plain.returncode == 2 and "--canonical-symmetry" in plain.stderr and "Traceback" not in plain.stderr
-
-
-def _docs_module(name):
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(name, os.path.join(ROOT, "docs", f"{name}.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_mcts_weak_spots_finds_the_classes_whose_prior_favours_a_further_move(tmp_path, checkpoints):
