@@ -14,6 +14,7 @@ POLICY_WEIGHT = 1.2
 VALUE_LOSSES = ("mse", "logit", "bce", "distance")  # main.py --value-loss
 LOGIT_LOSSES = ("logit", "bce", "distance")  # value losses that read the network's raw head outputs
 _ATANH_CLIP = 0.999  # targets of +-1 (a solved cube) have an infinite logit
+_WHOLE_MOVE_TOLERANCE = 1e-3  # float32's 1 - 0.03 d read back as d moves is off by about 1e-5
 
 
 def alphazero_loss(
@@ -52,12 +53,13 @@ def alphazero_loss(
 
     ``value_loss="distance"``: ``value_pred`` is a distance network's ``(B, K)`` logits
     (``PolicyValueNet(distance_classes=K)``) and the value error is the cross-entropy with the
-    target's distance class ``round((1 - z) / 0.03)`` (clipped to ``0..K-1``). A class is
-    right or wrong: it needs no 0.015 precision on a tanh to tell 11 moves from 12.
+    target's distance ``(1 - z) / 0.03`` as classes (``distance_target``): one class for a whole
+    number of moves, the two around it for a search's fractional value. A class is right or
+    wrong: it needs no 0.015 precision on a tanh to tell 11 moves from 12.
     """
     log_prob = F.log_softmax(policy_logits, dim=-1)
     if value_loss == "distance":
-        value_error = F.cross_entropy(value_pred, distance_class(target_v, value_pred.shape[1]), reduction="none")
+        value_error = F.cross_entropy(value_pred, distance_target(target_v, value_pred.shape[1]), reduction="none")
     elif value_loss == "logit":
         target = target_v.clamp(-_ATANH_CLIP, _ATANH_CLIP)
         value_error = ((1 - target**2) * (value_pred.squeeze(-1) - torch.atanh(target))) ** 2
@@ -79,9 +81,23 @@ def alphazero_loss(
     return loss, policy_loss, value_loss
 
 
-def distance_class(target_v: torch.Tensor, classes: int) -> torch.Tensor:
-    """Value targets ``1 - 0.03 d`` -> distance classes ``d`` (nearest, clipped to ``0..classes-1``)."""
-    return ((1.0 - target_v) / VALUE_PER_MOVE).round().clamp(0, classes - 1).long()
+def distance_target(target_v: torch.Tensor, classes: int) -> torch.Tensor:
+    """Value targets ``1 - 0.03 d`` -> ``(B, classes)`` probabilities over the distance classes.
+
+    A whole number of moves ``d`` (within float32 rounding) is the one class ``d``; a fraction
+    is split between the two classes around it so that their mean is ``d`` (MuZero's two-hot
+    value target): self-play's search values are fractional, and rounding them would move each
+    target by up to half a move. Clipped to ``0..classes-1``.
+    """
+    moves = ((1.0 - target_v) / VALUE_PER_MOVE).clamp(0, classes - 1)
+    nearest = moves.round()
+    moves = torch.where((moves - nearest).abs() < _WHOLE_MOVE_TOLERANCE, nearest, moves)
+    low = moves.floor()
+    high_share = moves - low
+    low = low.long()
+    target = torch.zeros(*moves.shape, classes, dtype=target_v.dtype, device=target_v.device)
+    target.scatter_(-1, low[..., None], (1 - high_share)[..., None])
+    return target.scatter_add_(-1, (low + 1).clamp(max=classes - 1)[..., None], high_share[..., None])
 
 
 def dataset_to_tensors(dataset) -> tuple[torch.Tensor, ...]:

@@ -188,14 +188,20 @@ def test_remaining_value_target_counts_moves_still_needed():
 
 
 def test_distance_loss_is_the_cross_entropy_with_the_target_distance():
-    from Train_Network import distance_class
+    from Train_Network import distance_target
 
-    z = torch.tensor([1.0, 1 - 0.03 * 3, 1 - 0.03 * 11 + 0.004, -1.0])
-    assert distance_class(z, 20).tolist() == [0, 3, 11, 19]  # nearest class, clipped to the head
+    z = torch.tensor([1.0, 1 - 0.03 * 3, 1 - 0.03 * 10.75, -1.0])
+    target = distance_target(z, 20)
+    want_target = torch.zeros(4, 20)
+    want_target[0, 0] = want_target[1, 3] = want_target[3, 19] = 1.0  # whole moves; beyond the head: clipped
+    want_target[2, 10], want_target[2, 11] = 0.25, 0.75  # 10.75 moves: two-hot, mean 10.75
+    assert torch.allclose(target, want_target, atol=1e-5)
+    whole = torch.arange(20, dtype=torch.float32)
+    assert torch.equal(distance_target(1 - 0.03 * whole, 20), torch.eye(20))  # float32 targets stay one-hot
     logits = torch.randn(4, 20, generator=torch.Generator().manual_seed(0))
     policy = torch.zeros(4, 12)
     pi = torch.full((4, 12), 1 / 12)
     loss, ploss, vloss = alphazero_loss(policy, logits, pi, z, value_weight=2.0, value_loss="distance")
-    want = torch.nn.functional.cross_entropy(logits, torch.tensor([0, 3, 11, 19]))
-    assert vloss.item() == pytest.approx(want.item(), rel=1e-6)
+    want = -(want_target * torch.log_softmax(logits, dim=-1)).sum(-1).mean()
+    assert vloss.item() == pytest.approx(want.item(), rel=1e-5)
     assert loss.item() == pytest.approx(2.0 * want.item() + 1.2 * np.log(12), rel=1e-6)
