@@ -15,8 +15,8 @@ iteration, ``--targets adi`` / ``scramble`` on the seed systems' targets and ``-
 diffusion`` on CayleyPy's random-walk lengths (Seed_Targets.py); all use the same greedy solve rate.
 
 ``--puzzle 3x3`` trains a 3x3 network (324 inputs, ``--hidden-sizes``) with ``--targets
-diffusion``, ``scramble`` or ``adi``, which need no search; ``--recipe 3x3`` is the preset for a
-few hours on a CPU. The MCTS self-play, the lookahead and the sweep, and the canonicalising
+diffusion``, ``scramble`` or ``adi``, which need no search; ``--recipe 3x3`` is the preset for an
+hour on a CPU. The MCTS self-play, the lookahead and the sweep, and the canonicalising
 options, are the 2x2's; asked for with the 3x3, ``main.py`` stops with one sentence (exit 2).
 
 Stop at any time (Ctrl-C or SIGTERM): the last completed iteration is on disk and running
@@ -126,7 +126,7 @@ RECIPES = {
         num_iters=100_000,
         eval_sims=200,
     ),
-    # The 3x3 on a 2-core CPU for a few hours (docs/puzzles.md): CayleyPy's random-walk lengths,
+    # The 3x3 on a 2-core CPU in an hour (docs/puzzles.md): CayleyPy's random-walk lengths,
     # every walk length 1..26 (the 3x3's diameter in quarter turns) from the first iteration,
     # large batches of fresh states (no replay: each state is seen once), a distance head that
     # reads the expected walk length, and a learning rate annealed over the time budget.
@@ -411,13 +411,15 @@ def parse_args(argv=None) -> argparse.Namespace:
         help="value target of a state in an episode solved in n moves: 'episode' = max(0.4, 1-0.03n) for every state (original); "  # noqa: E501
         "'remaining' = max(0.4, 1-0.03*(moves still needed from that state)); with --search gumbel, solved or not: "
         "'search' = the search's value of that state (--search-value); 'bootstrap' = -0.03 per move for the next "
-        "--bootstrap-steps moves played, plus the search's value of the state reached (1 if solved)",
+        "--bootstrap-steps moves played, plus the search's value of the state reached (1 if solved); "
+        "'bootstrap-max' = the largest of the 0- to --bootstrap-steps-step returns (a sampled move may be a detour)",
     )
     g.add_argument(
         "--bootstrap-steps",
         type=Cli.int_in(0, Cli.MAX_MOVE_LIMIT, "moves"),
         default=BOOTSTRAP_STEPS,
-        help="with --value-target bootstrap: the moves n of the n-step target (0 = --value-target search)",
+        help="with --value-target bootstrap or bootstrap-max: the moves n of the n-step target "
+        "(0 = --value-target search)",
     )
     g.add_argument(
         "--search-value",

@@ -46,6 +46,20 @@ def test_bootstrap_returns_by_hand():
     assert bootstrap_returns(v, True, 2).dtype == np.float32 and len(bootstrap_returns(v[:0], True, 3)) == 0
 
 
+def test_bootstrap_max_takes_the_best_of_the_0_to_n_step_returns():
+    # State 1 was a detour: the search read state 0 at 0.9 (about 3 moves), then a sampled move
+    # went to a state read 0.6; the 2-step return of state 0 counts the detour, its 0-step one not.
+    v = np.array([0.9, 0.6, 0.8, 0.85])
+    got = bootstrap_returns(v, False, 2, best_of_steps=True)
+    returns = [bootstrap_returns(v, False, k) for k in range(3)]  # 0-, 1- and 2-step
+    np.testing.assert_allclose(got, np.max(returns, axis=0), rtol=1e-6)
+    np.testing.assert_allclose(got, [0.9, 0.85 - 0.06, 0.85 - 0.03, 0.85], rtol=1e-6)
+    np.testing.assert_allclose(bootstrap_returns(v, True, 9, best_of_steps=True), [0.9, 0.91, 0.94, 0.97], rtol=1e-6)
+    np.testing.assert_allclose(bootstrap_returns(v, False, 0, best_of_steps=True), v, rtol=1e-6)
+    bounded = bootstrap_returns(np.array([-0.99, -0.99]), False, 1, start_depth=5, best_of_steps=True)
+    np.testing.assert_allclose(bounded, [1 - 0.03 * 5, 1 - 0.03 * 6], rtol=1e-6)  # the depth bound still holds
+
+
 def test_episode_results_give_search_targets_and_keep_outcome_targets():
     res = GumbelEpisodeResults(
         np.zeros((2, 24), np.int8),
@@ -65,6 +79,8 @@ def test_episode_results_give_search_targets_and_keep_outcome_targets():
     assert (res.state_values("episode")[1] == -1).all()
     best = res.state_values("bootstrap", bootstrap_steps=1, search_value="best")
     np.testing.assert_allclose(np.concatenate(best), [0.77, 0.94, 0.97, -0.03, 0.0], rtol=1e-6)
+    best_max = res.state_values("bootstrap-max", bootstrap_steps=1, search_value="best")
+    np.testing.assert_allclose(np.concatenate(best_max), [0.77, 0.94, 0.97, 0.3, 0.0], rtol=1e-6)
     with pytest.raises(ValueError):
         res.state_values("search", search_value="median")
     res.start_depth = 2  # from 2-move scrambles: state t is at most 2 + t moves out
