@@ -177,6 +177,11 @@ TABLE = {
         {"--runs": COUNTS, "--seed": SEEDS, "--device": ["meta"]},
         ["pretrained/rubik_policy_value.pt"],
     ),
+    "docs/value_target_quality.py": (
+        "main",
+        {"--episodes": COUNTS, "--sims": SIMS, "--scramble-len": COUNTS, "--seed": SEEDS},
+        ["pretrained/rubik_policy_value.pt"],
+    ),
     "docs/mcts_weak_spots.py": (
         "main",
         {"--ratio": FLOATS, "--sims": SIMS, "--seed": SEEDS},

@@ -202,3 +202,25 @@ def test_mcts_weak_spots_finds_the_classes_whose_prior_favours_a_further_move(tm
     assert plain.returncode == 2 and "--canonical-symmetry" in plain.stderr and "Traceback" not in plain.stderr
     bad = run("mcts_weak_spots.py", str(checkpoints["neutral"]), "--ratio", "0", cwd=tmp_path)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+@pytest.mark.usefixtures("isolated_solver_cache")
+def test_value_target_quality_prints_every_target_at_every_distance(tmp_path, checkpoints):
+    out = run("value_target_quality.py", str(checkpoints["neutral"]), "--episodes", "4", "--sims", "4",
+              "--scramble-len", "3", cwd=tmp_path)  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    total = int(lines[0].split()[0])
+    counts = next(line for line in lines if line.startswith("| states |")).strip("| \n").split(" | ")[1:]
+    assert sum(int(c) for c in counts[:-1]) == int(counts[-1]) == total > 0
+    rows = [line for line in lines if line.startswith("| best,") or line.startswith("| mean,")]
+    assert len(rows) == len(_docs_module("value_target_quality").TARGETS)
+    for row in rows:
+        cells = row.strip("| ").split(" | ")[1:]
+        assert len(cells) == 15  # distances 1-14 and all
+        for cell in cells[:-1]:
+            if cell:  # "bias / mean |error|": the bias is at most the mean |error|
+                bias, mae = (float(x) for x in cell.split(" / "))
+                assert abs(bias) <= mae + 0.01
+    missing = run("value_target_quality.py", "nowhere.pt", cwd=tmp_path)
+    assert missing.returncode == 2 and "Traceback" not in missing.stderr and "nowhere.pt" in missing.stderr
