@@ -23,7 +23,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import numpy as np  # noqa: E402
 
 import Cli  # noqa: E402
-from Gumbel_MCTS import bootstrap_returns, gumbel_self_play  # noqa: E402
+from Gumbel_MCTS import gumbel_self_play  # noqa: E402
 from Lookahead_Targets import STEP_COST  # noqa: E402
 from Optimal_Solver import MAX_DISTANCE, get_solver  # noqa: E402
 from Policy_Value_Net import CheckpointError, load_model  # noqa: E402
@@ -37,12 +37,8 @@ TARGETS = [
 
 
 def target_errors(results, true_distance: np.ndarray, search_value: str, value_target: str, steps: int):
-    """Per searched state, the target read as moves minus its true distance."""
-    read = results.root_values if search_value == "mean" else results.best_q
-    best = value_target == "bootstrap-max"
-    targets = np.concatenate(
-        [bootstrap_returns(v, s, steps, results.start_depth, best_of_steps=best) for v, s in zip(read, results.solved)]
-    )
+    """Per searched state, the target (as training makes it) read as moves minus its true distance."""
+    targets = np.concatenate(results.state_values(value_target, steps, search_value))
     return (1.0 - targets.astype(np.float64)) / STEP_COST - true_distance
 
 
