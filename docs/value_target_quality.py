@@ -23,8 +23,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import numpy as np  # noqa: E402
 
 import Cli  # noqa: E402
+from All_Positions import value_as_moves  # noqa: E402
 from Gumbel_MCTS import gumbel_self_play  # noqa: E402
-from Lookahead_Targets import STEP_COST  # noqa: E402
 from Optimal_Solver import MAX_DISTANCE, get_solver  # noqa: E402
 from Policy_Value_Net import CheckpointError, load_model  # noqa: E402
 
@@ -38,8 +38,7 @@ TARGETS = [
 
 def target_errors(results, true_distance: np.ndarray, search_value: str, value_target: str, steps: int):
     """Per searched state, the target (as training makes it) read as moves minus its true distance."""
-    targets = np.concatenate(results.state_values(value_target, steps, search_value))
-    return (1.0 - targets.astype(np.float64)) / STEP_COST - true_distance
+    return value_as_moves(np.concatenate(results.state_values(value_target, steps, search_value))) - true_distance
 
 
 def main(argv=None) -> int:
@@ -60,7 +59,8 @@ def main(argv=None) -> int:
     except CheckpointError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    results = gumbel_self_play(model, args.episodes, 40, args.sims, args.scramble_len, np.random.default_rng(args.seed))
+    rng = np.random.default_rng(args.seed)
+    results = gumbel_self_play(model, args.episodes, Cli.MAX_MOVES, args.sims, args.scramble_len, rng)
     solver = get_solver()
     true = np.concatenate([solver.batch_distance(s) for s in results.states]).astype(np.float64)
     distances = range(1, MAX_DISTANCE + 1)
