@@ -124,6 +124,7 @@ RECIPES = {
         time_budget=90.0,
         num_iters=100_000,
         eval_sims=200,
+        threads=1,
     ),
     # The 3x3 on a 2-core CPU in an hour (docs/puzzles.md): CayleyPy's random-walk lengths,
     # every walk length 1..26 (the 3x3's diameter in quarter turns) from the first iteration,
@@ -608,6 +609,13 @@ def parse_args(argv=None) -> argparse.Namespace:
     g.add_argument("--skip-eval", action="store_true", help="do not run the evaluation at the end")
     g = p.add_argument_group("run")
     add_device_flag(g)
+    g.add_argument(
+        "--threads",
+        type=Cli.int_in(0, 1024, "threads"),
+        default=0,
+        help="torch's CPU threads (0 = torch's default, one per core; --recipe alphazero: 1, because its batches "
+        "of 200 episodes run faster on one thread than on two, docs/alphazero_selfplay.md)",
+    )
     Workers.add_arguments(g)
     g.add_argument(
         "--seed", type=Cli.seed, default=0, help="seed of every random choice (scrambles, sampling, shuffling, init)"
@@ -1402,6 +1410,20 @@ def train(
     print(f"Training finished in {time.perf_counter() - start:.0f}s; model saved to {args.checkpoint}.")
 
 
+@contextlib.contextmanager
+def torch_threads(count: int):
+    """``--threads``: torch's CPU threads for this run (0 = leave them), restored after it, since
+    the tests run main() in their own process."""
+    before = torch.get_num_threads()
+    if count:
+        torch.set_num_threads(count)
+    try:
+        yield
+    finally:
+        if count:
+            torch.set_num_threads(before)
+
+
 def budget_spent(args: argparse.Namespace, run: Run) -> bool:
     """True once the completed iterations (every session of the run together) took --time-budget
     minutes: a wall-time budget holds however busy the machine, an iteration count does not."""
@@ -1442,7 +1464,7 @@ def main(argv=None) -> int:
         device = resolve_device(args.device)
         workers = Workers.from_args(args)  # None: episodes and targets made in this process, as always
         check_output_paths(args)
-        with InterruptGuard().installed() as guard, RunLock(args.checkpoint):
+        with InterruptGuard().installed() as guard, RunLock(args.checkpoint), torch_threads(args.threads):
             remove_temps_of_killed_runs(args)
             run = start_run(args, device)
             logger = open_logger(args, run)

@@ -12,7 +12,7 @@ import torch
 from test_main import run_main
 
 from Gumbel_MCTS import GumbelEpisodeResults, GumbelMCTS, bootstrap_returns, gumbel_self_play, play_gumbel_episodes
-from main import RECIPES, Curriculum, ReplayBuffer, Run, parse_args, selfplay_step
+from main import RECIPES, Curriculum, ReplayBuffer, Run, parse_args, selfplay_step, torch_threads
 from Plot_Scatter import METRIC_KEYS
 from Policy_Value_Net import PolicyValueNet
 from Rubik2x2Env import (
@@ -186,6 +186,19 @@ def test_alphazero_recipe_sets_its_flags_and_sims_overrides_every_length():
     assert parse_args(["--recipe", "alphazero", "--sims", "16"]).sims == [16, 16, 16]
     off = parse_args(["--recipe", "alphazero", "--no-canonical-symmetry", "--no-keep-optimizer", "--no-depth-bound"])
     assert not (off.canonical_symmetry or off.keep_optimizer or off.depth_bound)  # each change can be switched off
+
+
+def test_threads_flag_sets_torch_threads_for_the_run_and_restores_them():
+    """--threads (the preset's 1): torch's CPU threads while main() runs, as they were after."""
+    before = torch.get_num_threads()
+    with torch_threads(1):
+        assert torch.get_num_threads() == 1
+    assert torch.get_num_threads() == before
+    with torch_threads(0):  # 0 = torch's default: left alone
+        assert torch.get_num_threads() == before
+    assert parse_args(["--recipe", "alphazero"]).threads == 1 and parse_args([]).threads == 0
+    with pytest.raises(SystemExit):
+        parse_args(["--threads", "-1"])
 
 
 def test_alphazero_recipe_runs_and_resumes_like_an_uninterrupted_run(tmp_path):
