@@ -1412,8 +1412,8 @@ def train(
 
 @contextlib.contextmanager
 def torch_threads(count: int):
-    """``--threads``: torch's CPU threads for this run (0 = leave them), restored after it, since
-    the tests run main() in their own process."""
+    """``--threads``: torch's CPU threads for this run (0 = leave them), restored after it: the
+    tests call main() inside their own process."""
     before = torch.get_num_threads()
     if count:
         torch.set_num_threads(count)
