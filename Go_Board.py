@@ -1,0 +1,404 @@
+"""Batched Go rules in numpy: any board from 5x5 to 19x19, in the state-batch style of the game interface.
+
+Rules (Tromp-Taylor with positional superko, as GNU Go plays with ``--chinese-rules --positional-superko``):
+
+* Black moves first. A move places a stone of the player to move on an empty point; opponent chains left
+  without liberties are removed; a move that leaves its own chain without liberties (suicide) is illegal.
+* Positional superko: no move may recreate a whole-board position that occurred earlier in the game
+  (positions are compared by 64-bit Zobrist hashes of the board; the side to move does not count).
+* Pass is always legal; it is the last action, index ``N*N``. The game is over after two passes in a row
+  or after ``max_moves`` actions (passes included; default ``2*N*N``).
+* Area scoring: a player's area is their stones plus the empty regions that reach only their colour.
+  Black wins when ``black area - white area - komi > 0``; an integer komi allows a draw.
+
+Conventions: a board is ``(N*N,)`` int8, ``BLACK = 1``, ``WHITE = -1``, ``EMPTY = 0``; point index
+``row * N + col`` with row 0 the TOP row of the printed board (row label ``N``) and col 0 column ``A``.
+Coordinates are written as Go players write them: columns ``A..T`` without ``I``, row 1 at the bottom
+(``A1`` is the bottom-left corner, index ``(N-1)*N``), ``pass`` for the pass.
+
+A state batch is a dict of arrays with leading batch dimension B (see ``GoBoard.state_keys_doc``):
+``board`` (B, N*N) int8, ``to_play`` (B,) int8 (1 Black, -1 White), ``passes`` (B,) int8 (consecutive
+passes just played), ``move_count`` (B,) int32 (actions played), ``hash_history`` (B, max_moves+1) uint64
+(``hash_history[b, t]`` is the Zobrist hash of the board after ``t`` actions; entries after
+``move_count`` are 0 and unused) and, when ``history > 1``, ``past`` (B, history-1, N*N) int8 (the
+previous boards, most recent first, empty boards before the game began) for the network's history planes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+BLACK, WHITE, EMPTY = 1, -1, 0
+#: Column letters as Go players write them (no ``I``); a board has at most 19 columns.
+COLUMNS = "ABCDEFGHJKLMNOPQRST"
+MIN_SIZE, MAX_SIZE = 5, 19
+#: Default komi by size: 5x5 at 24.5 (perfect Black wins by 25, so Black wins by half a point) and
+#: 7x7 at 8.5 (believed Black +9); other sizes the common 7.5.
+DEFAULT_KOMI = {5: 24.5, 7: 8.5}
+OTHER_KOMI = 7.5
+#: The seed fixed for the Zobrist tables: hashes are the same in every process and run.
+ZOBRIST_SEED = 20240530
+_OFF_BOARD = 2  # the colour of the padding point outside the board
+
+
+def format_vertex(action: int, size: int) -> str:
+    """The Go coordinate of an action: ``"A1"`` (bottom left) ... or ``"pass"`` for ``size*size``."""
+    if action == size * size:
+        return "pass"
+    if not 0 <= action < size * size:
+        raise ValueError(f"action {action} is outside 0..{size * size} for a {size}x{size} board")
+    row, col = divmod(int(action), size)
+    return f"{COLUMNS[col]}{size - row}"
+
+
+def parse_vertex(text: str, size: int) -> int:
+    """The action of a Go coordinate (case-insensitive ``"c3"``, ``"pass"``); ValueError when malformed
+    or off the board."""
+    word = text.strip().upper()
+    if word == "PASS":
+        return size * size
+    if len(word) < 2 or word[0] not in COLUMNS[:size] or not word[1:].isdigit():
+        raise ValueError(f"{text!r} is not a point of a {size}x{size} board (e.g. A1 or pass)")
+    number = int(word[1:])
+    if not 1 <= number <= size:
+        raise ValueError(f"{text!r} is not a point of a {size}x{size} board: rows run 1..{size}")
+    return (size - number) * size + COLUMNS.index(word[0])
+
+
+def board_to_text(board: np.ndarray, size: int, last_action: int | None = None) -> str:
+    """An ANSI-free text diagram of one board (N*N,): ``X`` Black, ``O`` White, ``.`` empty, the last move
+    in parentheses, column letters above and below, row numbers (1 at the bottom) on both sides."""
+    letters = "   " + " ".join(COLUMNS[:size])
+    lines = [letters]
+    for row in range(size):
+        cells = ""
+        for col in range(size):
+            index = row * size + col
+            mark = {BLACK: "X", WHITE: "O"}.get(int(board[index]), ".")
+            if index == last_action:
+                cells = cells[:-1] + f"({mark})"
+            else:
+                cells += f"{mark} "
+        lines.append(f"{size - row:2d} {cells}{size - row:d}")
+    lines.append(letters)
+    return "\n".join(lines)
+
+
+def _neighbours(size: int) -> np.ndarray:
+    """(N*N, 4) int64: the up/down/left/right neighbour of each point, ``N*N`` (the padding point) off the
+    board."""
+    nn = size * size
+    table = np.full((nn, 4), nn, dtype=np.int64)
+    for row in range(size):
+        for col in range(size):
+            for k, (dr, dc) in enumerate(((-1, 0), (1, 0), (0, -1), (0, 1))):
+                r, c = row + dr, col + dc
+                if 0 <= r < size and 0 <= c < size:
+                    table[row * size + col, k] = r * size + c
+    return table
+
+
+def _symmetry_perms(size: int) -> np.ndarray:
+    """(8, N*N) int64: ``new_board = board[perms[s]]`` for the 8 symmetries of the square (identity first)."""
+    grid = np.arange(size * size).reshape(size, size)
+    perms = []
+    for flip in (False, True):
+        for turns in range(4):
+            view = np.rot90(grid.T if flip else grid, turns)
+            perms.append(view.reshape(-1))
+    return np.stack(perms)
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """The chains of a board batch. ``labels`` (B, N*N): each point's component (points of one colour,
+    empty included, connected orthogonally) named by its smallest index; ``liberties`` (B, N*N+1): the
+    distinct empty points next to the chain named by each label (0 for empty regions and the padding);
+    ``chain_hash`` (B, N*N+1) uint64: the XOR of the Zobrist keys of the chain's stones."""
+
+    labels: np.ndarray
+    liberties: np.ndarray
+    chain_hash: np.ndarray
+
+
+@dataclass(frozen=True)
+class GoBoard:
+    """The rules of one board size and komi, batched over states (see the module docstring).
+
+    ``GoBoard(size, komi=None, max_moves=None, history=1)``: ``komi`` defaults to ``DEFAULT_KOMI`` by
+    size, ``max_moves`` to ``2*size*size`` actions, ``history`` is how many positions the network sees.
+    """
+
+    size: int
+    komi: float | None = None
+    max_moves: int | None = None
+    history: int = 1
+    discount: float = field(default=-1.0, init=False)  # two players, zero-sum: negate the value each ply
+
+    def __post_init__(self):
+        if not MIN_SIZE <= self.size <= MAX_SIZE:
+            raise ValueError(f"board size must be {MIN_SIZE}..{MAX_SIZE}, got {self.size}")
+        if self.komi is None:
+            object.__setattr__(self, "komi", DEFAULT_KOMI.get(self.size, OTHER_KOMI))
+        if self.max_moves is None:
+            object.__setattr__(self, "max_moves", 2 * self.size * self.size)
+        if self.max_moves < 1 or self.history < 1:
+            raise ValueError("max_moves and history must be at least 1")
+        nn = self.size * self.size
+        rng = np.random.default_rng(ZOBRIST_SEED + self.size)
+        keys = np.frombuffer(rng.bytes(8 * 2 * (nn + 1)), dtype=np.uint64).reshape(2, nn + 1).copy()
+        keys[:, nn] = 0  # the padding point has no key
+        object.__setattr__(self, "_zobrist", keys)  # [0] Black's, [1] White's key of each point
+        object.__setattr__(self, "_nbr", _neighbours(self.size))
+        object.__setattr__(self, "_perms", _symmetry_perms(self.size))
+
+    # -- shapes ------------------------------------------------------------------------------------------
+    @property
+    def num_points(self) -> int:
+        return self.size * self.size
+
+    @property
+    def num_actions(self) -> int:
+        """N*N points and the pass (last)."""
+        return self.num_points + 1
+
+    @property
+    def pass_action(self) -> int:
+        return self.num_points
+
+    @property
+    def obs_shape(self) -> tuple[int, int, int]:
+        """``encode``'s planes: own and opponent stones for each of ``history`` positions, then side to move."""
+        return (2 * self.history + 1, self.size, self.size)
+
+    # -- states --------------------------------------------------------------------------------------------
+    def initial_state(self, batch: int = 1) -> dict[str, np.ndarray]:
+        """``batch`` empty boards with Black to move."""
+        state = {
+            "board": np.zeros((batch, self.num_points), dtype=np.int8),
+            "to_play": np.full(batch, BLACK, dtype=np.int8),
+            "passes": np.zeros(batch, dtype=np.int8),
+            "move_count": np.zeros(batch, dtype=np.int32),
+            "hash_history": np.zeros((batch, self.max_moves + 1), dtype=np.uint64),
+        }
+        if self.history > 1:
+            state["past"] = np.zeros((batch, self.history - 1, self.num_points), dtype=np.int8)
+        return state
+
+    def state_from_board(self, board: np.ndarray, to_play: int = BLACK) -> dict[str, np.ndarray]:
+        """A one-state batch of a set-up position (B=1): ``board`` (N*N,) becomes the first position of the
+        game (no earlier positions for superko), ``to_play`` moves next."""
+        state = self.initial_state(1)
+        state["board"][0] = np.asarray(board, dtype=np.int8).reshape(self.num_points)
+        state["to_play"][0] = to_play
+        state["hash_history"][0, 0] = self.board_hash(state["board"])[0]
+        return state
+
+    def board_hash(self, board: np.ndarray) -> np.ndarray:
+        """(B,) uint64 Zobrist hashes of boards (B, N*N); the empty board hashes to 0."""
+        keys = np.where(board == BLACK, self._zobrist[0, :-1], np.where(board == WHITE, self._zobrist[1, :-1], 0))
+        return np.bitwise_xor.reduce(keys.astype(np.uint64), axis=1)
+
+    # -- chains --------------------------------------------------------------------------------------------
+    def _padded(self, board: np.ndarray) -> np.ndarray:
+        return np.concatenate([board, np.full((board.shape[0], 1), _OFF_BOARD, dtype=np.int8)], axis=1)
+
+    def components(self, board: np.ndarray) -> np.ndarray:
+        """(B, N*N) int64: each point labelled by the smallest index of its component (same colour,
+        empty included, orthogonally connected). Min-label propagation with pointer jumping: each round
+        takes the smallest label among same-coloured neighbours, then the label of that label."""
+        nn = self.num_points
+        same = self._padded(board)[:, self._nbr] == board[:, :, None]  # (B, N*N, 4)
+        rows = np.arange(board.shape[0])[:, None]
+        labels = np.broadcast_to(np.arange(nn), board.shape).copy()
+        while True:
+            around = np.concatenate([labels, np.full((board.shape[0], 1), nn)], axis=1)[:, self._nbr]
+            new = np.minimum(labels, np.where(same, around, nn).min(axis=2))
+            new = new[rows, new]
+            if np.array_equal(new, labels):
+                return labels
+            labels = new
+
+    def analyse(self, board: np.ndarray) -> Analysis:
+        """The chains of ``board`` (B, N*N): labels, liberties and Zobrist hash of each chain."""
+        batch, nn = board.shape
+        labels = self.components(board)
+        padded_labels = np.concatenate([labels, np.full((batch, 1), nn)], axis=1)
+        around = padded_labels[:, self._nbr]  # (B, N*N, 4) the neighbours' labels
+        colours = self._padded(board)[:, self._nbr]
+        counted = (board == EMPTY)[:, :, None] & ((colours == BLACK) | (colours == WHITE)) & ~_repeats(around)
+        offsets = (np.arange(batch) * (nn + 1))[:, None, None]
+        liberties = np.bincount((around + offsets)[counted], minlength=batch * (nn + 1)).reshape(batch, nn + 1)
+        keys = np.where(board == BLACK, self._zobrist[0, :-1], np.where(board == WHITE, self._zobrist[1, :-1], 0))
+        chain_hash = np.zeros((batch, nn + 1), dtype=np.uint64)
+        np.bitwise_xor.at(chain_hash, (np.arange(batch)[:, None], labels), keys.astype(np.uint64))
+        return Analysis(labels, liberties, chain_hash)
+
+    def _move_effects(self, state, analysis: Analysis, points: np.ndarray):
+        """What playing each of ``points`` (B, K) would do for the player to move.
+
+        Returns ``labels`` (B, K, 4) (the neighbours' chain labels, ``N*N`` off the board), ``captures``
+        (B, K, 4) bool (the neighbour's chain would be captured; each chain flagged once), ``playable``
+        (B, K) bool (empty and not suicide; superko not checked) and ``new_hash`` (B, K) uint64 (the
+        board's hash after the move and its captures)."""
+        board, to_play = state["board"], state["to_play"].astype(np.int8)[:, None, None]
+        rows = np.arange(board.shape[0])[:, None, None]
+        neighbours = self._nbr[points]  # (B, K, 4)
+        colours = self._padded(board)[rows, neighbours]
+        labels = np.concatenate([analysis.labels, np.full((board.shape[0], 1), self.num_points)], axis=1)
+        labels = labels[rows, neighbours]
+        liberties = analysis.liberties[rows, labels]
+        captures = (colours == -to_play) & (liberties == 1) & ~_repeats(labels)
+        keeps_liberty = (colours == EMPTY) | ((colours == to_play) & (liberties >= 2))
+        empty = board[rows[:, :, 0], points] == EMPTY
+        playable = empty & (captures.any(axis=2) | keeps_liberty.any(axis=2))
+        captured_hash = np.bitwise_xor.reduce(np.where(captures, analysis.chain_hash[rows, labels], 0), axis=2)
+        own_key = self._zobrist[np.where(state["to_play"] == BLACK, 0, 1)[:, None], points]
+        current = state["hash_history"][np.arange(board.shape[0]), state["move_count"]][:, None]
+        return labels, captures, playable, current ^ own_key ^ captured_hash.astype(np.uint64)
+
+    def _repeats_history(self, state, hashes: np.ndarray) -> np.ndarray:
+        """(B, K) bool: the hash (B, K) equals a position of the game so far (positional superko)."""
+        played = np.arange(self.max_moves + 1)[None, :] <= state["move_count"][:, None]
+        return ((hashes[:, :, None] == state["hash_history"][:, None, :]) & played[:, None, :]).any(axis=2)
+
+    # -- the game interface -----------------------------------------------------------------------------
+    def is_terminal(self, state) -> np.ndarray:
+        """(B,) bool: two passes in a row, or ``max_moves`` actions played."""
+        return (state["passes"] >= 2) | (state["move_count"] >= self.max_moves)
+
+    def legal_mask(self, state) -> np.ndarray:
+        """(B, N*N+1) bool: empty points that are neither suicide nor a repeat of an earlier position, and
+        the pass; all False for a finished game."""
+        batch = state["board"].shape[0]
+        points = np.broadcast_to(np.arange(self.num_points), (batch, self.num_points))
+        _, _, playable, new_hash = self._move_effects(state, self.analyse(state["board"]), points)
+        playable &= ~self._repeats_history(state, new_hash)
+        mask = np.concatenate([playable, np.ones((batch, 1), dtype=bool)], axis=1)
+        mask[self.is_terminal(state)] = False
+        return mask
+
+    def step(self, state, actions) -> dict[str, np.ndarray]:
+        """The next state batch after each state's action (B,); ValueError for an illegal action or a
+        finished game."""
+        actions = np.asarray(actions, dtype=np.int64).reshape(-1)
+        board = state["board"]
+        batch = board.shape[0]
+        if actions.shape[0] != batch or ((actions < 0) | (actions > self.num_points)).any():
+            raise ValueError(f"step needs {batch} actions in 0..{self.num_points}")
+        if self.is_terminal(state).any():
+            raise ValueError("step on a finished game")
+        is_pass = actions == self.pass_action
+        points = np.where(is_pass, 0, actions)[:, None]
+        analysis = self.analyse(board)
+        labels, captures, playable, new_hash = self._move_effects(state, analysis, points)
+        illegal = ~is_pass & (~playable[:, 0] | self._repeats_history(state, new_hash)[:, 0])
+        if illegal.any():
+            b = int(np.flatnonzero(illegal)[0])
+            raise ValueError(f"illegal move {format_vertex(int(actions[b]), self.size)} in state {b}")
+        rows = np.arange(batch)
+        captured_labels = np.where(captures[:, 0] & ~is_pass[:, None], labels[:, 0], -1)
+        removed = (analysis.labels[:, :, None] == captured_labels[:, None, :]).any(axis=2)
+        new_board = np.where(removed, EMPTY, board).astype(np.int8)
+        new_board[rows[~is_pass], actions[~is_pass]] = state["to_play"][~is_pass]
+        move_count = state["move_count"] + 1
+        hash_history = state["hash_history"].copy()
+        current = hash_history[rows, state["move_count"]]
+        hash_history[rows, move_count] = np.where(is_pass, current, new_hash[:, 0])
+        new = {
+            "board": new_board,
+            "to_play": (-state["to_play"]).astype(np.int8),
+            "passes": np.where(is_pass, state["passes"] + 1, 0).astype(np.int8),
+            "move_count": move_count.astype(np.int32),
+            "hash_history": hash_history,
+        }
+        if self.history > 1:
+            new["past"] = np.concatenate([board[:, None], state["past"][:, :-1]], axis=1)
+        return new
+
+    def area(self, board: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(B,) int Black's and White's area: stones plus empty regions that reach only that colour."""
+        batch, nn = board.shape
+        labels = self.components(board)
+        colours = self._padded(board)[:, self._nbr]
+        offsets = (np.arange(batch) * nn)[:, None]
+        empty = board == EMPTY
+        counts = []
+        for colour in (BLACK, WHITE):
+            touching = empty & (colours == colour).any(axis=2)
+            reach = np.bincount((labels + offsets)[touching], minlength=batch * nn).reshape(batch, nn) > 0
+            counts.append(reach[np.arange(batch)[:, None], labels] & empty)
+        black_region, white_region = counts
+        black = (board == BLACK).sum(axis=1) + (black_region & ~white_region).sum(axis=1)
+        white = (board == WHITE).sum(axis=1) + (white_region & ~black_region).sum(axis=1)
+        return black, white
+
+    def score(self, state) -> np.ndarray:
+        """(B,) float64: Black's area minus White's area minus komi (positive: Black is ahead)."""
+        black, white = self.area(state["board"])
+        return (black - white).astype(np.float64) - self.komi
+
+    def terminal_value(self, state) -> np.ndarray:
+        """(B,) float64: +1 if the player to move wins by the area score, -1 if they lose, 0 for a draw
+        (meaningful for finished games; the score of the board as it stands otherwise)."""
+        return np.sign(self.score(state)) * state["to_play"]
+
+    def reward(self, state, action, next_state) -> np.ndarray:
+        """(B,) float: Go pays only at the end (``terminal_value``), so 0 for every move."""
+        return np.zeros(state["board"].shape[0])
+
+    def encode(self, state) -> np.ndarray:
+        """(B, 2*history+1, N, N) float32 network input, from the side to move: for the current board and
+        each of the ``history-1`` previous ones, a plane of own stones then a plane of opponent stones;
+        last, a plane of ones when Black is to move (zeros for White)."""
+        boards = state["board"][:, None]
+        if self.history > 1:
+            boards = np.concatenate([boards, state["past"]], axis=1)
+        own = state["to_play"][:, None, None]
+        planes = np.stack([boards == own, boards == -own], axis=2).reshape(boards.shape[0], -1, self.num_points)
+        side = np.broadcast_to((state["to_play"] == BLACK)[:, None, None], (boards.shape[0], 1, self.num_points))
+        return np.concatenate([planes, side], axis=1).astype(np.float32).reshape(-1, *self.obs_shape)
+
+    def state_keys(self, state) -> np.ndarray:
+        """(B,) exact keys (``numpy.bytes_``: hashable, sortable; trailing zero bytes dropped, which keeps
+        keys of equal-width rows distinct) of what the network sees and what
+        legality depends on: the board, the past boards, the side to move, the passes, the move count and
+        the hashes of earlier positions."""
+        parts = [state["board"].view(np.uint8), state["to_play"].view(np.uint8)[:, None]]
+        parts += [state["passes"].view(np.uint8)[:, None], state["move_count"][:, None].view(np.uint8)]
+        if self.history > 1:
+            parts.append(state["past"].reshape(state["past"].shape[0], -1).view(np.uint8))
+        parts.append(state["hash_history"].view(np.uint8))
+        flat = np.ascontiguousarray(np.concatenate(parts, axis=1))
+        return flat.view(f"S{flat.shape[1]}").reshape(-1)
+
+    def symmetries(self, state, policy: np.ndarray) -> list[tuple[dict[str, np.ndarray], np.ndarray]]:
+        """The 8 (state, policy (B, N*N+1)) pairs under the square's symmetries, the identity first; the
+        pass stays last. Board and past boards are transformed; ``hash_history`` is copied unchanged
+        (Zobrist hashes do not transform), so the pairs are for the network (``encode``, policy targets),
+        not for further play."""
+        pairs = []
+        for perm in self._perms:
+            new = {key: value.copy() for key, value in state.items()}
+            new["board"] = state["board"][:, perm]
+            if self.history > 1:
+                new["past"] = state["past"][:, :, perm]
+            new_policy = np.concatenate([policy[:, :-1][:, perm], policy[:, -1:]], axis=1)
+            pairs.append((new, new_policy))
+        return pairs
+
+    def to_text(self, state, index: int = 0) -> str:
+        """One state of the batch as a text board, with whose move it is and the move count."""
+        who = "Black (X)" if state["to_play"][index] == BLACK else "White (O)"
+        board = board_to_text(state["board"][index], self.size)
+        return f"{board}\n{who} to move, move {int(state['move_count'][index])}, komi {self.komi}"
+
+
+def _repeats(labels: np.ndarray) -> np.ndarray:
+    """(..., 4) bool: the label already appears earlier along the last axis (count each chain once)."""
+    repeat = np.zeros(labels.shape, dtype=bool)
+    for k in range(1, labels.shape[-1]):
+        repeat[..., k] = (labels[..., :k] == labels[..., k : k + 1]).any(axis=-1)
+    return repeat
