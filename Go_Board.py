@@ -86,6 +86,17 @@ def board_to_text(board: np.ndarray, size: int, last_action: int | None = None) 
     return "\n".join(lines)
 
 
+def board_from_text(rows: list[str]) -> np.ndarray:
+    """A board (N*N,) int8 from N rows, top row first, of ``X`` (Black), ``O`` (White) and ``.`` (empty);
+    spaces are ignored."""
+    cells = [row.replace(" ", "") for row in rows]
+    size = len(cells)
+    if any(len(row) != size for row in cells) or set("".join(cells)) - set("XO."):
+        raise ValueError(f"a board is {size} rows of {size} characters X, O or .")
+    marks = {"X": BLACK, "O": WHITE, ".": EMPTY}
+    return np.array([marks[ch] for row in cells for ch in row], dtype=np.int8)
+
+
 def _neighbours(size: int) -> np.ndarray:
     """(N*N, 4) int64: the up/down/left/right neighbour of each point, ``N*N`` (the padding point) off the
     board."""
