@@ -1,0 +1,51 @@
+"""A fake GTP opponent that fails on demand at ``genmove``, for the tests of ``GTP.py`` and match runners.
+
+    python tests/fake_gtp.py --fail {none,crash,hang,illegal,offboard,malformed,error}
+
+Every command but ``genmove`` and ``quit`` answers ``=`` with an empty text. ``genmove`` answers ``pass``
+(``none``), exits without a reply (``crash``), never answers (``hang``), answers the first point played so
+far, which is occupied (``illegal``), answers ``Z99`` (``offboard``), a line without ``=`` (``malformed``)
+or ``? cannot`` (``error``).
+"""
+
+import argparse
+import sys
+import time
+
+FAILURES = ("none", "crash", "hang", "illegal", "offboard", "malformed", "error")
+
+
+def genmove_reply(fail: str, played: list[str]) -> str:
+    """The raw reply to ``genmove`` under ``fail`` (the process exits or sleeps for crash and hang)."""
+    if fail == "crash":
+        sys.exit(3)
+    if fail == "hang":
+        time.sleep(3600)
+    return {
+        "illegal": f"= {played[0] if played else 'A1'}",
+        "offboard": "= Z99",
+        "malformed": "I think I will play somewhere",
+        "error": "? cannot",
+    }.get(fail, "= pass")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="A GTP opponent that fails on demand at genmove.")
+    parser.add_argument("--fail", choices=FAILURES, default="none")
+    fail = parser.parse_args().fail
+    played: list[str] = []
+    for line in sys.stdin:
+        words = line.split()
+        if not words:
+            continue
+        if words[0] == "quit":
+            print("=\n", flush=True)
+            return
+        if words[0] == "play" and len(words) == 3:
+            played.append(words[2])
+        reply = genmove_reply(fail, played) if words[0] == "genmove" else "="
+        print(reply + "\n", flush=True)
+
+
+if __name__ == "__main__":
+    main()
