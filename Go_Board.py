@@ -221,12 +221,15 @@ class GoBoard:
         empty included, orthogonally connected). Min-label propagation with pointer jumping: each round
         takes the smallest label among same-coloured neighbours, then the label of that label."""
         nn = self.num_points
-        same = self._padded(board)[:, self._nbr] == board[:, :, None]  # (B, N*N, 4)
+        across = self._nbr.T  # (4, N*N): one neighbour direction per row, so minima are elementwise
+        same = self._padded(board)[:, across] == board[:, None, :]  # (B, 4, N*N)
         rows = np.arange(board.shape[0])[:, None]
         labels = np.broadcast_to(np.arange(nn), board.shape).copy()
         while True:
-            around = np.concatenate([labels, np.full((board.shape[0], 1), nn)], axis=1)[:, self._nbr]
-            new = np.minimum(labels, np.where(same, around, nn).min(axis=2))
+            around = np.concatenate([labels, np.full((board.shape[0], 1), nn)], axis=1)[:, across]
+            around = np.where(same, around, nn)
+            new = np.minimum(np.minimum(labels, around[:, 0]), np.minimum(around[:, 1], around[:, 2]))
+            new = np.minimum(new, around[:, 3])
             new = new[rows, new]
             if np.array_equal(new, labels):
                 return labels
@@ -272,8 +275,10 @@ class GoBoard:
 
     def _repeats_history(self, state, hashes: np.ndarray) -> np.ndarray:
         """(B, K) bool: the hash (B, K) equals a position of the game so far (positional superko)."""
-        played = np.arange(self.max_moves + 1)[None, :] <= state["move_count"][:, None]
-        return ((hashes[:, :, None] == state["hash_history"][:, None, :]) & played[:, None, :]).any(axis=2)
+        upto = int(state["move_count"].max()) + 1  # later entries are unused in every state
+        played = np.arange(upto)[None, :] <= state["move_count"][:, None]
+        history = state["hash_history"][:, None, :upto]
+        return ((hashes[:, :, None] == history) & played[:, None, :]).any(axis=2)
 
     # -- the game interface -----------------------------------------------------------------------------
     def is_terminal(self, state) -> np.ndarray:
