@@ -209,8 +209,12 @@ class GoBoard:
 
     def board_hash(self, board: np.ndarray) -> np.ndarray:
         """(B,) uint64 Zobrist hashes of boards (B, N*N); the empty board hashes to 0."""
-        keys = np.where(board == BLACK, self._zobrist[0, :-1], np.where(board == WHITE, self._zobrist[1, :-1], 0))
-        return np.bitwise_xor.reduce(keys.astype(np.uint64), axis=1)
+        return np.bitwise_xor.reduce(self._stone_keys(board), axis=1)
+
+    def _stone_keys(self, board: np.ndarray) -> np.ndarray:
+        """(B, N*N) uint64: each stone's Zobrist key for its colour, 0 on empty points."""
+        black, white = self._zobrist[0, :-1], self._zobrist[1, :-1]
+        return np.where(board == BLACK, black, np.where(board == WHITE, white, np.uint64(0)))
 
     # -- chains --------------------------------------------------------------------------------------------
     def _padded(self, board: np.ndarray) -> np.ndarray:
@@ -245,9 +249,8 @@ class GoBoard:
         counted = (board == EMPTY)[:, :, None] & ((colours == BLACK) | (colours == WHITE)) & ~_repeats(around)
         offsets = (np.arange(batch) * (nn + 1))[:, None, None]
         liberties = np.bincount((around + offsets)[counted], minlength=batch * (nn + 1)).reshape(batch, nn + 1)
-        keys = np.where(board == BLACK, self._zobrist[0, :-1], np.where(board == WHITE, self._zobrist[1, :-1], 0))
         chain_hash = np.zeros((batch, nn + 1), dtype=np.uint64)
-        np.bitwise_xor.at(chain_hash, (np.arange(batch)[:, None], labels), keys.astype(np.uint64))
+        np.bitwise_xor.at(chain_hash, (np.arange(batch)[:, None], labels), self._stone_keys(board))
         return Analysis(labels, liberties, chain_hash)
 
     def _move_effects(self, state, analysis: Analysis, points: np.ndarray):
