@@ -288,18 +288,19 @@ class GoBoard:
         """(B,) bool: two passes in a row, or ``max_moves`` actions played."""
         return (state["passes"] >= 2) | (state["move_count"] >= self.max_moves)
 
-    def point_moves(self, state) -> tuple[np.ndarray, np.ndarray]:
-        """``(playable, superko)``, each (B, N*N) bool: the empty points that are not suicide, and those of
-        them whose move would recreate an earlier position."""
+    def point_moves(self, state) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(playable, superko, new_hash)``, each (B, N*N): the empty points that are not suicide (bool),
+        those of them whose move would recreate an earlier position (bool), and the Zobrist hash of the
+        board after each point's move and its captures (uint64; meaningless where not playable)."""
         batch = state["board"].shape[0]
         points = np.broadcast_to(np.arange(self.num_points), (batch, self.num_points))
         _, _, playable, new_hash = self._move_effects(state, self.analyse(state["board"]), points)
-        return playable, playable & self._repeats_history(state, new_hash)
+        return playable, playable & self._repeats_history(state, new_hash), new_hash
 
     def legal_mask(self, state) -> np.ndarray:
         """(B, N*N+1) bool: empty points that are neither suicide nor a repeat of an earlier position, and
         the pass; all False for a finished game."""
-        playable, superko = self.point_moves(state)
+        playable, superko, _ = self.point_moves(state)
         mask = np.concatenate([playable & ~superko, np.ones((playable.shape[0], 1), dtype=bool)], axis=1)
         mask[self.is_terminal(state)] = False
         return mask

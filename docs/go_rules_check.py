@@ -74,6 +74,7 @@ class Tally:
 
     def __init__(self):
         self.moves = self.games = self.checks = self.captures = self.superko = self.suicides = 0
+        self.long_superko = 0  # superko points that would recreate a position older than the last but one
         self.disagreements: list[str] = []
 
     def disagree(self, text: str) -> None:
@@ -85,9 +86,12 @@ class Tally:
 def check_legality(rules: GoBoard, state, client: GTPClient, tally: Tally) -> np.ndarray:
     """Compare every point's legality with GNU Go's ``is_legal``; return our legal mask."""
     mask = rules.legal_mask(state)
-    playable, superko = rules.point_moves(state)
+    playable, superko, new_hash = rules.point_moves(state)
     empty = state["board"][0] == EMPTY
     tally.superko += int(superko.sum())
+    moves = int(state["move_count"][0])
+    before_last = state["hash_history"][0, moves - 1] if moves else None
+    tally.long_superko += int((superko[0] & (new_hash[0] != before_last)).sum())
     tally.suicides += int((empty & ~playable[0]).sum())
     color = format_color(int(state["to_play"][0]))
     for point in range(rules.num_points):
@@ -146,7 +150,8 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"{args.size}x{args.size} seed {args.seed}: {tally.moves} moves, {tally.checks} legality checks, "
         f"{tally.games} finished games scored, {tally.captures} stones captured, {tally.suicides} suicide points, "
-        f"{tally.superko} superko-forbidden points; {verdict} ({time.perf_counter() - start:.0f} s)"
+        f"{tally.superko} superko-forbidden points ({tally.long_superko} beyond a simple ko); {verdict} "
+        f"({time.perf_counter() - start:.0f} s)"
     )
     return 0 if not tally.disagreements else 1
 

@@ -130,7 +130,7 @@ def test_positional_superko_forbids_any_earlier_position_not_only_the_last_but_o
     recreated = play(state, "C2")["hash_history"][0, 3]
     state["hash_history"][0, 0] = recreated
     assert not legal(state, "C2") and legal(state, "A1")
-    playable, superko = RULES.point_moves(state)
+    playable, superko, _ = RULES.point_moves(state)
     assert playable[0, at("C2")] and superko[0].sum() == 1
 
 
