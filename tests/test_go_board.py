@@ -13,7 +13,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from Go_Board import BLACK, EMPTY, WHITE, GoBoard, board_from_text, format_vertex, parse_vertex
-from GTP import GNUGO_PATH
+from GTP import GNUGO_PATH, GTPClient, gnugo_command
 
 CHECK_SCRIPT = os.path.join(ROOT, "docs", "go_rules_check.py")
 needs_gnugo = pytest.mark.skipif(not os.access(GNUGO_PATH, os.X_OK), reason="GNU Go is not installed")
@@ -132,6 +132,30 @@ def test_positional_superko_forbids_any_earlier_position_not_only_the_last_but_o
     assert not legal(state, "C2") and legal(state, "A1")
     playable, superko, _ = RULES.point_moves(state)
     assert playable[0, at("C2")] and superko[0].sum() == 1
+
+
+# A random game (docs/go_rules_check.py's seed 1, pass probability 0.3) in which Black's D1 would, without
+# capturing anything, recreate the position after move 28 (four moves back): a repeat that a simple ko rule allows.
+LONG_CYCLE = "C2 E4 pass C4 E1 A4 A5 B5 D4 E5 D1 A1 A2 C1 D3 C5 D5 D2 E3 B4 B2 E2 pass A5 pass B3 D1 A3 E1 E2 pass D2"
+
+
+def test_superko_forbids_a_quiet_move_that_recreates_a_position_four_moves_back():
+    state = play(RULES.initial_state(1), *LONG_CYCLE.split())
+    assert state["to_play"][0] == BLACK and not legal(state, "D1") and legal(state, "B1")
+    playable, superko, new_hash = RULES.point_moves(state)
+    assert playable[0, at("D1")] and superko[0, at("D1")]
+    assert new_hash[0, at("D1")] == state["hash_history"][0, 28] != state["hash_history"][0, 31]
+
+
+@needs_gnugo
+def test_gnugo_agrees_on_the_long_cycle():
+    with GTPClient(gnugo_command(1)) as client:
+        client.setup(5, RULES.komi)
+        colour = BLACK
+        for vertex in LONG_CYCLE.split():
+            client.play(colour, at(vertex), 5)
+            colour = -colour
+        assert client.send("is_legal black D1") == "0" and client.send("is_legal black B1") == "1"
 
 
 def test_a_pass_never_breaks_superko_and_is_always_legal():
