@@ -44,10 +44,8 @@ def gnugo_command(level: int = 10, path: str = GNUGO_PATH) -> list[str]:
     """The command line of GNU Go as a GTP opponent at ``level`` (0..10) under this project's rules."""
     if not 0 <= level <= 10:
         raise ValueError(f"GNU Go's level is 0..10, got {level}")
-    return [path, "--mode", "gtp", "--chinese-rules", "--positional-superko", "--capture-all-dead"] + [
-        "--level",
-        str(level),
-    ]
+    rules = ["--chinese-rules", "--positional-superko", "--capture-all-dead"]
+    return [path, "--mode", "gtp", *rules, "--level", str(level)]
 
 
 # --------------------------------------------------------------------------- helpers shared with engines
@@ -114,6 +112,9 @@ class GTPClient:
         self.command = list(command)
         self.timeout = timeout
         self._buffer = b""
+        #: The failure that left the engine out of step (a crash, a hang, a malformed reply): every later
+        #: command raises it again rather than read a late reply as the answer to a new command.
+        self.failure: GTPError | None = None
         try:
             self.process = subprocess.Popen(
                 self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
@@ -163,6 +164,19 @@ class GTPClient:
     def send(self, command: str, timeout: float | None = None) -> str:
         """Send one command and return the text of its ``=`` reply; GTPError for a ``?`` reply ("error")
         or any failure."""
+        if self.failure is not None:
+            raise GTPError(self.failure.reason, f"the engine failed before {command!r} ({self.failure})")
+        try:
+            ok, text = self._exchange(command, self.timeout if timeout is None else timeout)
+        except GTPError as error:
+            self.failure = error
+            raise
+        if not ok:
+            raise GTPError("error", f"{command!r} answered '? {text}'")
+        return text
+
+    def _exchange(self, command: str, timeout: float) -> tuple[bool, str]:
+        """Write one command and parse its response."""
         if self.process.poll() is not None:
             raise GTPError("crash", f"the engine has exited (status {self.process.returncode})")
         try:
@@ -170,10 +184,7 @@ class GTPClient:
             self.process.stdin.flush()
         except OSError as error:
             raise GTPError("crash", f"cannot send {command!r}: the engine closed its input") from error
-        ok, text = parse_response(self._read_response(self.timeout if timeout is None else timeout))
-        if not ok:
-            raise GTPError("error", f"{command!r} answered '? {text}'")
-        return text
+        return parse_response(self._read_response(timeout))
 
     def setup(self, size: int, komi: float) -> None:
         """A new game: board size, komi and an empty board."""

@@ -92,6 +92,9 @@ def test_a_hang_times_out_and_a_crashed_engine_stays_an_error():
         with pytest.raises(GTPError) as caught:
             client.genmove(BLACK, 5)
         assert caught.value.reason == "timeout" and time.monotonic() - start < 3
+        with pytest.raises(GTPError, match="failed before 'name'") as caught:
+            client.send("name")  # a late reply must never answer a later command
+        assert caught.value.reason == "timeout"
     with fake("crash") as client:
         with pytest.raises(GTPError):
             client.genmove(BLACK, 5)
