@@ -70,6 +70,18 @@ def test_coordinates_are_written_as_go_players_write_them():
             parse_vertex(bad, 5)
 
 
+def test_bad_sizes_and_boards_are_refused():
+    for size in (4, 20):
+        with pytest.raises(ValueError, match="board size"):
+            GoBoard(size)
+    with pytest.raises(ValueError, match="rows"):
+        board_from_text(["X O .", ". . ."])
+    with pytest.raises(ValueError, match="rows"):
+        board_from_text(["X Z .", ". . .", ". . ."])
+    with pytest.raises(ValueError, match="actions"):
+        RULES.step(RULES.initial_state(2), [26, 0])
+
+
 # --------------------------------------------------------------------------- captures and suicide
 def test_a_corner_stone_and_an_edge_group_are_captured():
     state = play(position(["X O . . .", ". . . . .", ". . . . .", ". . . . .", ". . . . ."], WHITE), "A4")

@@ -18,7 +18,7 @@ from GoEnv import GoEnv, env_id
 def test_each_size_is_registered_and_passes_check_env(size):
     env = gym.make(env_id(size))
     assert env.unwrapped.rules.size == size and env.action_space.n == size * size + 1
-    check_env(env.unwrapped, skip_render_check=True)
+    check_env(env.unwrapped)
     assert env_id(19) in gym.registry
 
 
