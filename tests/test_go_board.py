@@ -293,6 +293,11 @@ def test_rules_agree_with_gnugo_on_random_games(size, moves):
     assert f"{moves} moves, {moves * size * size} legality checks" in out.stdout and "all agree" in out.stdout
 
 
+def test_the_rules_check_explains_its_flags():
+    out = subprocess.run([sys.executable, CHECK_SCRIPT, "--help"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and all(flag in out.stdout for flag in ("--seed", "--moves", "--size"))
+
+
 def test_the_rules_check_refuses_bad_input_with_one_sentence():
     for args in (["--size", "4"], ["--moves", "0"], ["--gnugo", "/nonexistent/gnugo"]):
         out = subprocess.run([sys.executable, CHECK_SCRIPT, *args], capture_output=True, text=True, timeout=60)
