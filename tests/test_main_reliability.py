@@ -145,7 +145,7 @@ def test_non_finite_loss_stops_without_saving_the_iteration(capsys, reference):
     line = one_error_line(err)
     assert rc == 2 and "iteration 4" in line and "non-finite" in line and "keep iteration 3" in line
     assert {p: Path(p).read_bytes() for p in before} == before  # the last good iteration stays on disk
-    assert not Path("m.pt.lock").exists()
+    assert not Path("m.train_state.pt.lock").exists()
 
 
 # ---------------------------------------------------------------- 3. + 4. + 14. commit point, lock, temps
@@ -153,11 +153,11 @@ def test_kill_after_the_last_commit_is_repaired_and_the_lock_guards_the_checkpoi
     child = start_child("--num-iters", "3", **{main.PAUSE_AFTER_COMMIT_ENV: "3:60"})
     try:
         wait_for(lambda: state_iteration() == 3, timeout=120)
-        assert Path("m.pt.lock").read_text().strip() == str(child.pid)
+        assert Path("m.train_state.pt.lock").read_text().strip() == str(child.pid)
         # 4: a second run on the same checkpoint is refused while the first one runs
         rc, _, err = run(capsys, "--num-iters", "3")
         line = one_error_line(err)
-        assert rc == 2 and f"process {child.pid}" in line and "m.pt.lock" in line
+        assert rc == 2 and f"process {child.pid}" in line and "m.train_state.pt.lock" in line
     finally:
         kill(child)  # between the state of the last iteration and its outputs
     assert json.loads(Path("logs/metrics.json").read_text())["iterations"] == [1, 2]  # behind
@@ -168,14 +168,14 @@ def test_kill_after_the_last_commit_is_repaired_and_the_lock_guards_the_checkpoi
         Path(folder, f".tmp-{os.getpid()}-abcm.pt").write_bytes(b"mine")
     rc, out, err = run(capsys, "--num-iters", "3")
     assert rc == 0, err
-    assert f"Taking over the lock 'm.pt.lock' of process {dead}" in out
+    assert f"Taking over the lock 'm.train_state.pt.lock' of process {dead}" in out
     assert "Rewrote m.pt, logs/metrics.json, logs/training_metrics.png" in out and "Nothing to train" in out
     for folder in (".", "logs"):
         assert (
             not Path(folder, f".tmp-{dead}-abcm.pt").exists() and Path(folder, f".tmp-{os.getpid()}-abcm.pt").exists()
         )
         Path(folder, f".tmp-{os.getpid()}-abcm.pt").unlink()
-    assert not Path("m.pt.lock").exists()
+    assert not Path("m.train_state.pt.lock").exists()
     done = outputs()
     assert_consistent(done)
     assert_same_run(done, outputs(reference))
@@ -194,10 +194,10 @@ def test_lock_is_released_on_sigterm_and_errors(capsys):
     wait_for(lambda: state_iteration() == 1, timeout=120)
     os.kill(child.pid, signal.SIGTERM)
     child.join(60)
-    assert child.exitcode == 0 and not Path("m.pt.lock").exists()
+    assert child.exitcode == 0 and not Path("m.train_state.pt.lock").exists()
     rc, _, err = run(capsys, "--num-iters", "50", "--lr", "1e12")  # an error: the lock goes too
-    assert rc == 2 and not Path("m.pt.lock").exists()
-    Path("m.pt.lock").write_text("")  # a lock without a pid, just created: a run is writing it
+    assert rc == 2 and not Path("m.train_state.pt.lock").exists()
+    Path("m.train_state.pt.lock").write_text("")  # a lock without a pid, just created: a run is writing it
     rc, _, err = run(capsys, "--num-iters", "1")
     assert rc == 2 and "in use by another process" in one_error_line(err)
 
@@ -219,7 +219,7 @@ def test_sigkill_at_random_moments_then_a_rerun_equals_an_uninterrupted_run(caps
     done = outputs()
     assert_consistent(done)
     assert_same_run(done, outputs(reference))
-    assert not list(Path(".").rglob(".tmp-*")) and not Path("m.pt.lock").exists()
+    assert not list(Path(".").rglob(".tmp-*")) and not Path("m.train_state.pt.lock").exists()
 
 
 # ---------------------------------------------------------------- 6. + 13. the file at fault
