@@ -56,15 +56,7 @@ from Policy_Value_Net import (
 )
 from Puzzles import PUZZLES, add_puzzle_flag, get_puzzle
 from Rubik2x2Env import NUM_ACTIONS, NUM_FACES, NUM_STICKERS, batch_onehot
-from Run_IO import (
-    FileLock,
-    OutputError,
-    atomic_write,
-    check_writable,
-    read_json,
-    remove_stale_temps,
-    short_path,
-)
+from Run_IO import FileLock, OutputError, atomic_write, check_writable, read_json, remove_stale_temps, short_path
 from Seed_Targets import SEED_TARGETS, seed_training_sample
 from Self_Play import VALUE_TARGETS, generate_self_play_data
 from Solvers import SOLVER_NAMES, SolverOptions, solver_puzzle_problem
@@ -780,8 +772,8 @@ LOG_FILES = ("metrics.json", "training_metrics.png", "eval_scramble_result.json"
 
 def archive_old_logs(log_dir: str) -> str | None:
     """Move an older run's outputs aside so that a fresh run never mixes with them. A
-    ``tensorboard`` folder alone is no run: one killed before its first iteration saved
-    nothing else, and the new run carries on in it (its writer purges those steps)."""
+    ``tensorboard`` folder alone is no run: a run killed before its first iteration left
+    it (its hyperparameters, nothing else), and the new run adds its events there."""
     names = [n for n in LOG_FILES if os.path.exists(os.path.join(log_dir, n))]
     if names in ([], ["tensorboard"]):
         return None
