@@ -33,7 +33,6 @@ import itertools
 import os
 import sys
 import time
-import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,7 +50,7 @@ from Rubik2x2Env import (
     format_moves,
     parse_moves,
 )
-from Run_IO import atomic_write
+from Run_IO import OutputError, atomic_write, not_a_file
 
 NUM_PERMS = 5040  # 7! arrangements of the 7 free corners
 NUM_ORIS = 729  # 3**6 twists (the 7th corner's twist is implied)
@@ -232,11 +231,12 @@ def default_cache_path() -> Path:
     return Path(folder) / CACHE_NAME
 
 
-def load_or_build(path: Path | None = None, rebuild: bool = False) -> tuple[np.ndarray, bool]:
+def load_or_build(path: Path | None = None, rebuild: bool = False, must_save: bool = False) -> tuple[np.ndarray, bool]:
     """The distance table from ``path`` (default cache), rebuilt and saved if missing or
-    damaged. Returns ``(table, built)``."""
+    damaged. Returns ``(table, built)``. A table that cannot be saved is one line on stderr
+    (the solver works, it rebuilds the table next time); with ``must_save`` an OutputError."""
     path = default_cache_path() if path is None else Path(path)
-    if not rebuild:
+    if not rebuild and not_a_file(path) is None:  # never opens a FIFO (it would wait for a writer)
         try:
             dist = np.load(path, allow_pickle=False)
             if _problem(dist) is None:
@@ -249,8 +249,10 @@ def load_or_build(path: Path | None = None, rebuild: bool = False) -> tuple[np.n
         raise RuntimeError(f"the breadth-first search produced a {problem}")
     try:
         atomic_write(path, lambda f: np.save(f, dist, allow_pickle=False))
-    except OSError as e:  # a read-only place still gets a working solver, just slower next time
-        warnings.warn(f"could not write the distance cache {path}: {e}", stacklevel=2)
+    except OutputError as exc:  # a read-only place still gets a working solver, just slower next time
+        if must_save:
+            raise
+        print(f"note: the distance table is not cached: {exc}", file=sys.stderr)
     return dist, True
 
 
@@ -404,7 +406,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.build:
             start = time.perf_counter()
-            solver._table, _ = load_or_build(solver.cache_path, rebuild=True)
+            solver._table, _ = load_or_build(solver.cache_path, rebuild=True, must_save=True)
             print(
                 f"built the table of {NUM_STATES:,} positions in {time.perf_counter() - start:.1f} s: {solver.cache_path}"  # noqa: E501
             )
@@ -417,7 +419,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"scramble: {format_moves(moves) or '(none)'}")
             print(f"optimal length: {len(solution)} quarter turns")
             print(f"solution: {format_moves(solution) or '(already solved)'}")
-    except ValueError as e:
+    except (ValueError, OutputError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     return 0

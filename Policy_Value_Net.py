@@ -35,7 +35,6 @@ and stay the 2x2's (a 3x3's orientation is fixed by its centres anyway).
 from __future__ import annotations
 
 import contextlib
-import os
 import warnings
 
 import numpy as np
@@ -52,7 +51,7 @@ from Rubik2x2Env import (
     ROTATION_PERMS,
     SYMMETRY_CANONICAL_TABLES,
 )
-from Run_IO import DEFAULT_CHECKPOINT, CheckpointError, atomic_write
+from Run_IO import DEFAULT_CHECKPOINT, CheckpointError, atomic_write, not_a_file
 
 HIDDEN_SIZES = (512, 1024, 512, 128)
 OBS_DIM_2X2 = NUM_STICKERS * NUM_FACES  # 144: the inputs the canonicalising tables are built for
@@ -241,8 +240,9 @@ def save_checkpoint(model: nn.Module, path: str = DEFAULT_CHECKPOINT) -> None:
 
 def load_state_dict(path: str) -> dict:
     """Read a checkpoint safely (``weights_only=True``, CPU ``map_location``) or raise CheckpointError."""
-    if not os.path.isfile(path):
-        raise CheckpointError(f"checkpoint '{path}' does not exist.")
+    problem = not_a_file(path)  # a FIFO is never opened: it would wait for a writer
+    if problem:
+        raise CheckpointError(f"checkpoint '{path}' {problem}.")
     try:
         with warnings.catch_warnings():  # torch warns on some damaged files before failing: one message is enough
             warnings.simplefilter("ignore")

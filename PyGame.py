@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import io
 import math
 import os
 import queue
@@ -65,7 +66,7 @@ from Rubik2x2Env import (
     format_moves,
     parse_moves,
 )
-from Run_IO import OutputError, check_writable
+from Run_IO import OutputError, atomic_write, check_writable
 from Self_Play import greedy_solve
 from Solvers import (
     NETWORK_SOLVERS,
@@ -792,14 +793,12 @@ class App:
 
     def save_screenshot(self, path: str) -> None:
         """A PNG of the window at ``path``; raises OutputError (one sentence) if it cannot be written."""
-        try:
-            folder = os.path.dirname(os.path.abspath(path))
-            os.makedirs(folder, exist_ok=True)
-            pygame.image.save(self.screen, path)
-        except (OSError, pygame.error) as exc:
-            raise OutputError(
-                f"cannot write the screenshot '{path}' ({getattr(exc, 'strerror', None) or exc})."
-            ) from None
+        image = io.BytesIO()  # pygame writes a broken BMP into a real file object; a buffer is right
+        try:  # the format follows the name's suffix, as when pygame writes the path itself
+            pygame.image.save(self.screen, image, os.path.basename(path))
+            atomic_write(path, lambda f: f.write(image.getvalue()))
+        except pygame.error as exc:  # a suffix pygame cannot write, ...
+            raise OutputError(f"cannot write the screenshot '{path}' ({exc}).") from None
 
     def close(self) -> None:
         for worker in self._all_workers:

@@ -1207,7 +1207,7 @@ def main(argv=None) -> int:
         # ... and the output locations: a run must not end in a failed write.
         if args.out:
             check_writable(args.out)
-            remove_stale_temps(os.path.dirname(os.path.abspath(args.out)))
+            remove_stale_temps(os.path.dirname(os.path.realpath(args.out)))  # where its temp files go
         else:
             check_writable(args.log_dir, folder=True)
             remove_stale_temps(args.log_dir)

@@ -56,7 +56,7 @@ from Policy_Value_Net import (
 )
 from Puzzles import PUZZLES, add_puzzle_flag, get_puzzle
 from Rubik2x2Env import NUM_ACTIONS, NUM_FACES, NUM_STICKERS, batch_onehot
-from Run_IO import FILE_MODE, OutputError, atomic_write, check_writable, process_alive, read_json, remove_stale_temps
+from Run_IO import FileLock, OutputError, atomic_write, check_writable, read_json, remove_stale_temps, short_path
 from Seed_Targets import SEED_TARGETS, seed_training_sample
 from Self_Play import VALUE_TARGETS, generate_self_play_data
 from Solvers import SOLVER_NAMES, SolverOptions, solver_puzzle_problem
@@ -736,9 +736,26 @@ class RunError(Exception):
 PAUSE_AFTER_COMMIT_ENV = "RUBIK2X2_TEST_PAUSE_AFTER_COMMIT"
 
 
+def run_root(checkpoint: str) -> str:
+    """The name of a run: the checkpoint path less its suffix, a symbolic link replaced by the
+    file it names. Every name of one model file (``m.pt``, ``m.pth``, ``m``, a link to
+    ``m.pt``) is one run, with one training state and one lock."""
+    if os.path.islink(checkpoint):
+        checkpoint = short_path(os.path.realpath(checkpoint))
+    return os.path.splitext(checkpoint)[0]
+
+
 def state_path_for(checkpoint: str) -> str:
-    root, _ = os.path.splitext(checkpoint)
-    return root + ".train_state.pt"
+    return run_root(checkpoint) + ".train_state.pt"
+
+
+def lock_path_for(checkpoint: str) -> str:
+    """The lock of the run (a name that no checkpoint's training state can take)."""
+    return state_path_for(checkpoint) + ".lock"
+
+
+def log_lock_path_for(log_dir: str) -> str:
+    return os.path.join(log_dir, "run.lock")
 
 
 def metrics_path_for(log_dir: str) -> str:
@@ -749,20 +766,16 @@ def chart_path_for(log_dir: str) -> str:
     return os.path.join(log_dir, "training_metrics.png")
 
 
+#: What a run leaves in its log folder; a new run moves an older run's aside.
+LOG_FILES = ("metrics.json", "training_metrics.png", "eval_scramble_result.json", "eval_bar_chart.png", "tensorboard")
+
+
 def archive_old_logs(log_dir: str) -> str | None:
-    """Move an older run's outputs aside so that a fresh run never mixes with them."""
-    names = [
-        n
-        for n in (
-            "metrics.json",
-            "training_metrics.png",
-            "eval_scramble_result.json",
-            "eval_bar_chart.png",
-            "tensorboard",
-        )
-        if os.path.exists(os.path.join(log_dir, n))
-    ]
-    if not names:
+    """Move an older run's outputs aside so that a fresh run never mixes with them. A
+    ``tensorboard`` folder alone is no run: a run killed before its first iteration left
+    it (its hyperparameters, nothing else), and the new run adds its events there."""
+    names = [n for n in LOG_FILES if os.path.exists(os.path.join(log_dir, n))]
+    if names in ([], ["tensorboard"]):
         return None
     dest = os.path.join(log_dir, "previous", time.strftime("%Y%m%d-%H%M%S"))
     os.makedirs(dest, exist_ok=True)
@@ -772,15 +785,21 @@ def archive_old_logs(log_dir: str) -> str | None:
 
 
 def check_output_paths(args: argparse.Namespace) -> None:
-    """Raise RunError unless the checkpoint names a file and both it and the logs can be
-    written: found before any work, not after the first iteration. Creates nothing."""
+    """Raise RunError unless the checkpoint names a file and it, its training state and the
+    logs can be written (``Run_IO.check_writable``: a FIFO or a device is refused too): found
+    before any work, not after the first iteration. Creates nothing."""
     if not args.checkpoint.strip() or args.checkpoint.endswith(("/", os.sep)) or os.path.isdir(args.checkpoint):
         raise RunError(f"--checkpoint must name a model file, got '{args.checkpoint}'.")
     if not args.log_dir.strip():
         raise RunError("--log-dir must name a folder, got ''.")
     if os.path.exists(args.log_dir) and not os.path.isdir(args.log_dir):
         raise RunError(f"--log-dir '{args.log_dir}' is a file, not a folder.")
-    for flag, path, folder in (("--checkpoint", args.checkpoint, False), ("--log-dir", args.log_dir, True)):
+    outputs = (
+        ("--checkpoint", args.checkpoint, False),
+        ("--checkpoint", state_path_for(args.checkpoint), False),
+        ("--log-dir", args.log_dir, True),
+    )
+    for flag, path, folder in outputs:
         try:
             check_writable(path, folder=folder)
         except OutputError as exc:
@@ -789,61 +808,28 @@ def check_output_paths(args: argparse.Namespace) -> None:
 
 def remove_temps_of_killed_runs(args: argparse.Namespace) -> None:
     """Temp files that killed writers left beside the checkpoint and in the log folder."""
-    for folder in sorted({os.path.dirname(os.path.abspath(args.checkpoint)), os.path.abspath(args.log_dir)}):
+    for folder in sorted({os.path.dirname(os.path.realpath(args.checkpoint)), os.path.abspath(args.log_dir)}):
         for path in remove_stale_temps(folder):
             print(f"Removed {path}, left by a run that was killed while saving.")
 
 
-class RunLock:
-    """``<checkpoint>.lock``, created atomically (O_EXCL) and holding the pid: one run per
-    checkpoint at a time. The lock of a process that no longer runs is taken over."""
-
-    def __init__(self, checkpoint: str):
-        self.checkpoint = checkpoint
-        self.path = checkpoint + ".lock"
-
-    def _holder(self) -> int | None:
-        try:
-            with open(self.path, encoding="ascii") as f:
-                text = f.read().strip()
-            age = time.time() - os.path.getmtime(self.path)
-        except (OSError, UnicodeDecodeError):
-            return None
-        if text.isdigit():
-            return int(text)
-        return -1 if age < 10 else None  # no pid yet: a run is writing it right now, unless it is old
-
-    def __enter__(self) -> RunLock:
-        os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
-        for _ in range(3):
-            try:
-                fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
-            except FileExistsError:
-                holder = self._holder()
-                if holder == -1 or (holder is not None and holder != os.getpid() and process_alive(holder)):
-                    who = "another process" if holder == -1 else f"process {holder}"
-                    raise RunError(
-                        f"checkpoint '{self.checkpoint}' is in use by {who} (lock file '{self.path}'); "
-                        "wait for that run to end or give this one another --checkpoint."
-                    ) from None
-                owner = f"of process {holder}, which is no longer running" if holder else "without a pid, left long ago"
-                print(f"Taking over the lock '{self.path}' {owner}.")
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(self.path)
-                continue
-            except OSError as exc:
-                raise RunError(
-                    f"cannot write the lock file '{self.path}' beside the checkpoint ({exc.strerror})."
-                ) from None
-            with os.fdopen(fd, "w") as f:
-                f.write(f"{os.getpid()}\n")
-            return self
-        raise RunError(f"checkpoint '{self.checkpoint}' is in use by another run (lock file '{self.path}').")
-
-    def __exit__(self, *exc_info) -> None:
-        if self._holder() == os.getpid():
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(self.path)
+@contextlib.contextmanager
+def run_locks(args: argparse.Namespace):
+    """The run's two locks (``Run_IO.FileLock``): its checkpoint, by ``lock_path_for``, and
+    its log folder, so that no second run resumes, writes or archives a live run's files."""
+    with (
+        FileLock(
+            lock_path_for(args.checkpoint),
+            f"checkpoint '{args.checkpoint}'",
+            "wait for that run to end or give this one another --checkpoint",
+        ),
+        FileLock(
+            log_lock_path_for(args.log_dir),
+            f"--log-dir '{args.log_dir}'",
+            "wait for that run to end or give this one another --log-dir",
+        ),
+    ):
+        yield
 
 
 # --------------------------------------------------------------------------- the training state
@@ -1464,7 +1450,7 @@ def main(argv=None) -> int:
         device = resolve_device(args.device)
         workers = Workers.from_args(args)  # None: episodes and targets made in this process, as always
         check_output_paths(args)
-        with InterruptGuard().installed() as guard, RunLock(args.checkpoint), torch_threads(args.threads):
+        with InterruptGuard().installed() as guard, run_locks(args), torch_threads(args.threads):
             remove_temps_of_killed_runs(args)
             run = start_run(args, device)
             logger = open_logger(args, run)

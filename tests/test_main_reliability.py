@@ -145,7 +145,7 @@ def test_non_finite_loss_stops_without_saving_the_iteration(capsys, reference):
     line = one_error_line(err)
     assert rc == 2 and "iteration 4" in line and "non-finite" in line and "keep iteration 3" in line
     assert {p: Path(p).read_bytes() for p in before} == before  # the last good iteration stays on disk
-    assert not Path("m.pt.lock").exists()
+    assert not Path("m.train_state.pt.lock").exists()
 
 
 # ---------------------------------------------------------------- 3. + 4. + 14. commit point, lock, temps
@@ -153,11 +153,11 @@ def test_kill_after_the_last_commit_is_repaired_and_the_lock_guards_the_checkpoi
     child = start_child("--num-iters", "3", **{main.PAUSE_AFTER_COMMIT_ENV: "3:60"})
     try:
         wait_for(lambda: state_iteration() == 3, timeout=120)
-        assert Path("m.pt.lock").read_text().strip() == str(child.pid)
+        assert Path("m.train_state.pt.lock").read_text().strip() == str(child.pid)
         # 4: a second run on the same checkpoint is refused while the first one runs
         rc, _, err = run(capsys, "--num-iters", "3")
         line = one_error_line(err)
-        assert rc == 2 and f"process {child.pid}" in line and "m.pt.lock" in line
+        assert rc == 2 and f"process {child.pid}" in line and "m.train_state.pt.lock" in line
     finally:
         kill(child)  # between the state of the last iteration and its outputs
     assert json.loads(Path("logs/metrics.json").read_text())["iterations"] == [1, 2]  # behind
@@ -168,14 +168,14 @@ def test_kill_after_the_last_commit_is_repaired_and_the_lock_guards_the_checkpoi
         Path(folder, f".tmp-{os.getpid()}-abcm.pt").write_bytes(b"mine")
     rc, out, err = run(capsys, "--num-iters", "3")
     assert rc == 0, err
-    assert f"Taking over the lock 'm.pt.lock' of process {dead}" in out
+    assert f"Taking over the lock 'm.train_state.pt.lock' of process {dead}" in out
     assert "Rewrote m.pt, logs/metrics.json, logs/training_metrics.png" in out and "Nothing to train" in out
     for folder in (".", "logs"):
         assert (
             not Path(folder, f".tmp-{dead}-abcm.pt").exists() and Path(folder, f".tmp-{os.getpid()}-abcm.pt").exists()
         )
         Path(folder, f".tmp-{os.getpid()}-abcm.pt").unlink()
-    assert not Path("m.pt.lock").exists()
+    assert not Path("m.train_state.pt.lock").exists()
     done = outputs()
     assert_consistent(done)
     assert_same_run(done, outputs(reference))
@@ -194,12 +194,12 @@ def test_lock_is_released_on_sigterm_and_errors(capsys):
     wait_for(lambda: state_iteration() == 1, timeout=120)
     os.kill(child.pid, signal.SIGTERM)
     child.join(60)
-    assert child.exitcode == 0 and not Path("m.pt.lock").exists()
+    assert child.exitcode == 0 and not Path("m.train_state.pt.lock").exists()
     rc, _, err = run(capsys, "--num-iters", "50", "--lr", "1e12")  # an error: the lock goes too
-    assert rc == 2 and not Path("m.pt.lock").exists()
-    Path("m.pt.lock").write_text("")  # a lock without a pid, just created: a run is writing it
-    rc, _, err = run(capsys, "--num-iters", "1")
-    assert rc == 2 and "in use by another process" in one_error_line(err)
+    assert rc == 2 and not Path("m.train_state.pt.lock").exists()
+    Path("m.train_state.pt.lock").write_text("1\n")  # left by a killed run whose pid is reused (init): free
+    rc, out, err = run(capsys, "--num-iters", "1")
+    assert rc == 0 and "Taking over the lock 'm.train_state.pt.lock' of process 1" in out, err
 
 
 # ---------------------------------------------------------------- kill -9 at random moments
@@ -219,7 +219,7 @@ def test_sigkill_at_random_moments_then_a_rerun_equals_an_uninterrupted_run(caps
     done = outputs()
     assert_consistent(done)
     assert_same_run(done, outputs(reference))
-    assert not list(Path(".").rglob(".tmp-*")) and not Path("m.pt.lock").exists()
+    assert not list(Path(".").rglob(".tmp-*")) and not Path("m.train_state.pt.lock").exists()
 
 
 # ---------------------------------------------------------------- 6. + 13. the file at fault
@@ -300,3 +300,93 @@ def test_unusable_output_paths_are_refused_before_any_work(capsys, flags, words)
     rc, out, err = run(capsys, "--num-iters", "1", *flags)
     assert rc == 2 and words in one_error_line(err) and "Training" not in out
     assert sorted(os.listdir(".")) == ["afile", "folder"]  # nothing written, no hidden ./.train_state.pt
+
+
+# ---------------------------------------------------------------- issue 28: one run per identity
+def test_every_name_of_a_live_run_and_its_log_folder_are_refused(capsys):
+    child = start_child("--num-iters", "1", **{main.PAUSE_AFTER_COMMIT_ENV: "1:60"})
+    try:
+        wait_for(lambda: state_iteration() == 1, timeout=120)
+        live = Path("logs/metrics.json").read_bytes() if Path("logs/metrics.json").exists() else None
+        os.symlink("m.pt", "alias.pt")
+        for name in ("m.pth", "m", "alias.pt", str(Path("m.pt").resolve())):  # one training state, one lock
+            rc, _, err = run(capsys, "--checkpoint", name, "--log-dir", "other")
+            line = one_error_line(err)
+            assert rc == 2 and f"process {child.pid}" in line and "m.train_state.pt.lock'" in line, line
+        rc, _, err = run(capsys, "--checkpoint", "n.pt")  # another model, the live run's --log-dir
+        line = one_error_line(err)
+        assert rc == 2 and "--log-dir 'logs' is in use" in line and "logs/run.lock" in line
+        assert not Path("logs/previous").exists() and not Path("n.pt").exists()
+        assert (Path("logs/metrics.json").read_bytes() if Path("logs/metrics.json").exists() else None) == live
+    finally:
+        kill(child)
+    rc, out, err = run(capsys, "--checkpoint", "alias.pt", "--num-iters", "2")  # the link's run is m.pt's run
+    assert rc == 0 and "Resuming from m.train_state.pt: iteration 2" in out, err
+    assert Path("alias.pt").is_symlink() and state_iteration() == 2
+
+
+def test_a_run_killed_before_its_first_iteration_is_not_archived(capsys, monkeypatch):
+    class Killed(Exception):
+        pass
+
+    def killed(*args, **kwargs):
+        raise Killed  # what kill -9 leaves: the run's TensorBoard folder and nothing saved
+
+    with monkeypatch.context() as m:
+        m.setattr(main, "train", killed)
+        for _ in range(2):
+            with pytest.raises(Killed):
+                run(capsys, "--num-iters", "1")
+            assert os.listdir("logs") == ["tensorboard"]
+    rc, out, err = run(capsys, "--num-iters", "1")
+    assert rc == 0 and "Moved the previous run's logs" not in out, err
+    assert not Path("logs/previous").exists()
+    rc, out, _ = run(capsys, "--num-iters", "1", "--fresh")  # a run that saved something is moved aside
+    assert rc == 0 and "Moved the previous run's logs" in out
+
+
+def test_a_full_disk_while_saving_is_one_sentence(capsys, monkeypatch):
+    real = os.fdopen
+
+    class Full:
+        """A file on a full disk: every write fails (torch.save then raises RuntimeError)."""
+
+        def __init__(self, file):
+            self.file = file
+
+        def write(self, data):
+            raise OSError(28, "No space left on device")
+
+        def __getattr__(self, name):
+            return getattr(self.file, name)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.file.close()
+
+    monkeypatch.setattr(os, "fdopen", lambda fd, mode="r", *a, **k: Full(real(fd, mode, *a, **k)))
+    rc, _, err = run(capsys, "--num-iters", "1")
+    line = one_error_line(err)
+    assert rc == 2 and "'m.train_state.pt'" in line and "No space left on device" in line
+    assert not list(Path(".").glob("m*.pt")) and not list(Path(".").rglob(".tmp-*"))
+
+
+@pytest.mark.parametrize(
+    "make, words",
+    [
+        (lambda: os.mkfifo("m.pt"), "'m.pt': it is a FIFO (named pipe), not a regular file"),
+        (lambda: os.symlink("m.pt", "m.pt"), "'m.pt': it is a loop of symbolic links"),
+        (lambda: os.mkdir("m.train_state.pt"), "'m.train_state.pt': it is a directory, not a regular file"),
+        (lambda: os.mkdir("m.train_state.pt.lock"), "lock file 'm.train_state.pt.lock': it is a directory"),
+        (lambda: os.mkfifo("logs/run.lock") if os.mkdir("logs") is None else None, "'logs/run.lock': it is a FIFO"),
+    ],
+    ids=["fifo checkpoint", "symlink loop", "state is a folder", "lock is a folder", "log lock is a fifo"],
+)
+def test_outputs_and_locks_that_are_no_regular_file_are_named(capsys, make, words):
+    make()
+    before = sorted(os.listdir("."))
+    rc, out, err = run(capsys, "--num-iters", "1")
+    assert rc == 2 and words in one_error_line(err) and "Training" not in out
+    assert sorted(os.listdir(".")) == before and not Path("m.train_state.pt").is_file()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import stat
 import subprocess
 import sys
 import textwrap
@@ -255,3 +256,22 @@ def test_optimal_solver_says_it_draws_nothing(capsys):
     with pytest.raises(SystemExit):
         Optimal_Solver.main(["--help"])
     assert "draws nothing at random" in " ".join(capsys.readouterr().out.split())
+
+
+# --------------------------------------------------------------------------- issue 28: result files
+@pytest.mark.parametrize("kind", ["full device", "fifo"])
+def test_evaluate_out_that_is_no_regular_file_is_refused_and_kept(tmp_path, monkeypatch, capsys, kind):
+    import evaluate
+
+    monkeypatch.chdir(tmp_path)
+    Path("scrambles.txt").write_text("R U\n")
+    out = tmp_path / "out.json"
+    try:  # the numbers of /dev/full, made under tmp_path: /dev itself is never touched
+        os.mknod(out, 0o666 | (stat.S_IFCHR if kind == "full device" else stat.S_IFIFO), os.makedev(1, 7))
+    except PermissionError:
+        pytest.skip("creating a device node needs root")
+    before = os.lstat(out)
+    assert evaluate.main(["--scrambles", "scrambles.txt", "--out", str(out), "--device", "cpu"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "not a regular file" in err and str(out) in err
+    assert os.lstat(out).st_mode == before.st_mode and sorted(os.listdir()) == ["out.json", "scrambles.txt"]
