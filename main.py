@@ -957,7 +957,7 @@ def header_problem(state) -> str | None:
     if problem is not None:
         return f"is damaged: {problem}"
     if not isinstance(state["rng"], str) or _saved_flags(state["args"]) is None:
-        return "has a random generator state or arguments that are not text"
+        return "has a random generator state or saved flags that cannot be read"
     return None
 
 

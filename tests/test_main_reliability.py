@@ -285,6 +285,8 @@ def _damage(state, what):
         state["recent_solve_rates"] = [0.5]
     elif what == "sparse buffer":
         state["buffer"]["pis"] = state["buffer"]["pis"].to_sparse()
+    elif what == "flags not JSON":
+        state["args"] = "{--seed 3"
     elif what == "meta weights":
         state["model"]["body.0.weight"] = torch.empty_like(state["model"]["body.0.weight"], device="meta")
     return state
@@ -310,6 +312,7 @@ EXPECTED = {
     "recent solve rates": "recent solve rates that are not the last ones",
     "sparse buffer": "is damaged: 'buffer.pis' is a sparse_coo tensor",
     "meta weights": "is damaged: 'model.body.0.weight' is a meta tensor",
+    "flags not JSON": "saved flags that cannot be read",
 }
 
 
