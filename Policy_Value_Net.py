@@ -77,6 +77,10 @@ class PolicyValueNet(nn.Module):
             raise ValueError(f"canonical orientation and symmetry are the 2x2's ({OBS_DIM_2X2} inputs), not {obs_dim}")
         if not hidden_sizes or min(hidden_sizes) < 1:
             raise ValueError(f"hidden layer sizes must be at least one positive number, got {list(hidden_sizes)}")
+        if distance_classes == 1 or distance_classes < 0:
+            # One class always wins its softmax: the value would always be 1, and a one-row head
+            # is what a scalar head saves, so a checkpoint could not tell the two apart.
+            raise ValueError(f"a distance head needs at least 2 classes (0: a scalar value), got {distance_classes}")
         self.obs_dim, self.act_dim = obs_dim, act_dim
         self.hidden_sizes = tuple(int(h) for h in hidden_sizes)
         layers: list[nn.Module] = []

@@ -356,6 +356,8 @@ def test_a_one_class_distance_head_is_refused_at_the_start(capsys):
     err = capsys.readouterr().err.strip()
     assert exit_info.value.code == 2 and len(err.splitlines()) == 1 and "--distance-classes 1 is a head" in err
     assert os.listdir(".") == []
+    with pytest.raises(ValueError, match="at least 2 classes"):
+        main.PolicyValueNet(distance_classes=1)
 
 
 def test_flags_that_need_more_memory_than_the_machine_are_refused_before_any_work(capsys):
