@@ -19,8 +19,9 @@ Representation
   the coordinates) is derived from ``Rubik2x2Env.MOVE_PERMS``; the cube physics exist
   only there.
 * The table (uint8, 3.6 MB) is cached in ``<repo>/.cache/optimal_qtm_distances.npy``, or
-  in ``$RUBIK2X2_CACHE_DIR``. It is loaded (or rebuilt, if missing or damaged) on first
-  use; importing this module does no work and writes nothing.
+  in ``$RUBIK2X2_CACHE_DIR``. It is loaded on first use and checked in full against one
+  breadth-first step (``_breadth_first_problem``); a missing or wrong table is rebuilt, never
+  used. Importing this module does no work and writes nothing.
 
 Command line: ``python Optimal_Solver.py --build`` and
 ``python Optimal_Solver.py --scramble "R U F'"`` (see ``--help``).
@@ -245,7 +246,7 @@ def _problem(dist) -> str | None:
 
 def _breadth_first_problem(dist: np.ndarray) -> str | None:
     """Why ``dist`` (the right counts, the solved cube alone at 0) is not the breadth-first
-    distance table, or None: the whole table checked against one BFS step in a few tenths
+    distance table, or None: the whole table checked against one BFS step in about a tenth
     of a second. No move may change a distance by more than one, so no entry exceeds its true
     distance (a shortest path from solved raises it one at a time); every position but the
     solved one needs a neighbour one closer, so no entry is below it (descending from there
