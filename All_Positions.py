@@ -26,7 +26,7 @@ import functools
 
 import numpy as np
 
-from Optimal_Solver import NUM_ORIS, NUM_STATES, _cubes_at, _model
+from Optimal_Solver import NUM_ORIS, NUM_STATES, _cubes_at, quarter_turn_maps
 from Policy_Value_Net import VALUE_PER_MOVE
 from Rubik2x2Env import (
     MOVE_PERMS,
@@ -54,22 +54,10 @@ def value_as_moves(values: np.ndarray) -> np.ndarray:
     return (1.0 - np.asarray(values, dtype=np.float64)) / STEP_COST
 
 
-@functools.cache
 def _index_moves() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The 6 U, R, F quarter turns as index maps: ``actions (6,)``, the new perm coordinate
-    ``(6, 5040)`` and the new twist coordinate ``(6, 729)`` after each."""
-    m = _model()
-    actions, perm_moves, ori_moves = [], [], []
-    for face in range(3):  # U, R, F, as in Optimal_Solver's tables (clockwise)
-        pm, om = m.perm_move[face], m.ori_move[face]
-        for turns, action in ((1, 2 * face), (3, 2 * face + 1)):  # actions 0-5 are U U' R R' F F'
-            p, o = np.arange(len(pm)), np.arange(len(om))
-            for _ in range(turns):
-                p, o = pm[p], om[o]
-            actions.append(action)
-            perm_moves.append(p)
-            ori_moves.append(o)
-    return np.array(actions), np.stack(perm_moves), np.stack(ori_moves)
+    """The 6 U, R, F quarter turns as index maps: ``actions (6,)`` (U U' R R' F F'), the new
+    perm coordinate ``(6, 5040)`` and the new twist coordinate ``(6, 729)`` after each."""
+    return np.arange(6), *quarter_turn_maps()
 
 
 @functools.cache

@@ -19,8 +19,9 @@ Representation
   the coordinates) is derived from ``Rubik2x2Env.MOVE_PERMS``; the cube physics exist
   only there.
 * The table (uint8, 3.6 MB) is cached in ``<repo>/.cache/optimal_qtm_distances.npy``, or
-  in ``$RUBIK2X2_CACHE_DIR``. It is loaded (or rebuilt, if missing or damaged) on first
-  use; importing this module does no work and writes nothing.
+  in ``$RUBIK2X2_CACHE_DIR``. It is loaded on first use and checked in full against one
+  breadth-first step (``_breadth_first_problem``); a missing or wrong table is rebuilt, never
+  used. Importing this module does no work and writes nothing.
 
 Command line: ``python Optimal_Solver.py --build`` and
 ``python Optimal_Solver.py --scramble "R U F'"`` (see ``--help``).
@@ -133,6 +134,23 @@ def _model() -> _Model:
     return _Model(rotations, home, corners, triples, cubie_of_code, perm_move, ori_move, perms)
 
 
+@functools.cache
+def quarter_turn_maps() -> tuple[np.ndarray, np.ndarray]:
+    """The 6 quarter turns U U' R R' F F' (actions 0-5) of a cube with the D-L-B corner home,
+    as maps of its coordinates: ``perm (6, 5040)`` and ``ori (6, 729)``, each coordinate after
+    each turn (a turn moves the two independently)."""
+    m = _model()
+    perm_maps, ori_maps = [], []
+    for face in range(3):  # U, R, F, clockwise in the tables
+        for turns in (1, 3):  # the turn, then its inverse (three turns)
+            p, o = np.arange(NUM_PERMS), np.arange(NUM_ORIS)
+            for _ in range(turns):
+                p, o = m.perm_move[face, p], m.ori_move[face, o]
+            perm_maps.append(p)
+            ori_maps.append(o)
+    return np.stack(perm_maps), np.stack(ori_maps)
+
+
 def _unrank_oris(ori: np.ndarray) -> np.ndarray:
     """``[B]`` ori coordinates -> ``[B, 7]`` twists (the 7th makes the sum 0 mod 3)."""
     twists = (ori[:, None] // 3 ** np.arange(5, -1, -1)) % 3
@@ -222,6 +240,26 @@ def _problem(dist) -> str | None:
     counts = np.bincount(dist, minlength=256)
     if tuple(counts[: len(EXPECTED_COUNTS)]) != EXPECTED_COUNTS or dist[0] != 0:
         return "wrong distance counts"
+    return _breadth_first_problem(dist)
+
+
+def _breadth_first_problem(dist: np.ndarray) -> str | None:
+    """Why ``dist`` (the right counts, the solved cube alone at 0) is not the breadth-first
+    distance table, or None: the whole table checked against one BFS step in about a tenth
+    of a second. No move may change a distance by more than one, so no entry exceeds its true
+    distance (a shortest path from solved raises it one at a time); every position but the
+    solved one needs a neighbour one closer, so no entry is below it (descending from there
+    reaches 0, the solved cube, in that many moves). Both hold only for the exact table."""
+    grid = dist.reshape(NUM_PERMS, NUM_ORIS).astype(np.int16)
+    has_closer = np.zeros(grid.shape, dtype=bool)
+    has_closer[0, 0] = True  # the solved cube
+    for perm_map, ori_map in zip(*quarter_turn_maps()):
+        step = grid[np.ix_(perm_map, ori_map)] - grid  # (5040, 729): the distance change of this move
+        if np.abs(step).max() > 1:
+            return "distance that one move changes by more than one"
+        has_closer |= step == -1
+    if not has_closer.all():
+        return "position with no neighbour one move closer"
     return None
 
 

@@ -76,6 +76,10 @@ class PolicyValueNet(nn.Module):
             raise ValueError(f"canonical orientation and symmetry are the 2x2's ({OBS_DIM_2X2} inputs), not {obs_dim}")
         if not hidden_sizes or min(hidden_sizes) < 1:
             raise ValueError(f"hidden layer sizes must be at least one positive number, got {list(hidden_sizes)}")
+        if distance_classes == 1 or distance_classes < 0:
+            # One class always wins its softmax: the value would always be 1, and a one-row head
+            # is what a scalar head saves, so a checkpoint could not tell the two apart.
+            raise ValueError(f"a distance head needs at least 2 classes (0: a scalar value), got {distance_classes}")
         self.obs_dim, self.act_dim = obs_dim, act_dim
         self.hidden_sizes = tuple(int(h) for h in hidden_sizes)
         layers: list[nn.Module] = []
@@ -251,12 +255,44 @@ def load_state_dict(path: str) -> dict:
         raise CheckpointError(
             f"checkpoint '{path}' is corrupt or not a PyTorch state_dict ({type(exc).__name__})."
         ) from None
+    problem = unusable_tensor(state)
+    if problem is not None:
+        raise CheckpointError(f"checkpoint '{path}' is damaged: {problem}.")
     if isinstance(state, dict) and "model" in state and isinstance(state["model"], dict):
         state = state["model"]
     if not isinstance(state, dict):
         raise CheckpointError(f"checkpoint '{path}' does not hold a state_dict.")
     check_weights(state, path)
     return state
+
+
+def unusable_tensor(obj, name: str = "") -> str | None:
+    """What is wrong with the first tensor in ``obj`` (a tensor, or dicts, lists and tuples of
+    them, as ``torch.load`` returns) that holds no plain numbers: a sparse, quantized or meta
+    (shape only, no data) tensor, named by its path of keys; None if there is none. Such
+    tensors load with ``weights_only=True`` and fail later, with a traceback, in whatever reads
+    them: every loader of checkpoints and training states asks this first."""
+    if torch.is_tensor(obj):
+        if obj.is_meta:
+            kind = "a meta tensor (a shape without data)"
+        elif obj.layout != torch.strided:
+            kind = f"a {str(obj.layout).removeprefix('torch.')} tensor"
+        elif obj.is_quantized:
+            kind = "a quantized tensor"
+        else:
+            return None
+        return f"'{name}' is {kind}, not a plain dense one"
+    if isinstance(obj, dict):
+        items = obj.items()
+    elif isinstance(obj, (list, tuple)):
+        items = enumerate(obj)
+    else:
+        return None
+    for key, value in items:
+        problem = unusable_tensor(value, f"{name}.{key}" if name else str(key))
+        if problem is not None:
+            return problem
+    return None
 
 
 def check_weights(state: dict, path: str) -> None:

@@ -53,10 +53,19 @@ from Policy_Value_Net import (
     load_state_dict,
     model_from_state,
     save_checkpoint,
+    unusable_tensor,
 )
 from Puzzles import PUZZLES, add_puzzle_flag, get_puzzle
-from Rubik2x2Env import NUM_ACTIONS, NUM_FACES, NUM_STICKERS, batch_onehot
-from Run_IO import FileLock, OutputError, atomic_write, check_writable, read_json, remove_stale_temps, short_path
+from Rubik2x2Env import batch_onehot
+from Run_IO import (
+    FileLock,
+    OutputError,
+    atomic_write,
+    check_writable,
+    read_json,
+    remove_stale_temps,
+    short_path,
+)
 from Seed_Targets import SEED_TARGETS, seed_training_sample
 from Self_Play import VALUE_TARGETS, generate_self_play_data
 from Solvers import SOLVER_NAMES, SolverOptions, solver_puzzle_problem
@@ -239,12 +248,15 @@ class Curriculum:
 
 
 class ReplayBuffer:
-    """The last ``capacity`` self-play states, stored compactly (cubes as int8, not one-hot)."""
+    """The last ``capacity`` self-play states, stored compactly (cubes as int8 stickers, not
+    one-hot): ``cubes (n, num_stickers)``, ``pis (n, num_actions)``, ``zs (n,)``, the sizes of
+    ``puzzle`` (a ``Puzzles.Puzzle`` or its name; default the 2x2: 24 stickers, 12 moves)."""
 
-    def __init__(self, capacity: int):
+    def __init__(self, capacity: int, puzzle=None):
         self.capacity = capacity
-        self.cubes = np.zeros((0, NUM_STICKERS), dtype=np.int8)
-        self.pis = np.zeros((0, NUM_ACTIONS), dtype=np.float32)
+        self.puzzle = get_puzzle(puzzle)
+        self.cubes = np.zeros((0, self.puzzle.num_stickers), dtype=np.int8)
+        self.pis = np.zeros((0, self.puzzle.num_actions), dtype=np.float32)
         self.zs = np.zeros((0,), dtype=np.float32)
 
     def __len__(self) -> int:
@@ -258,7 +270,7 @@ class ReplayBuffer:
     def sample(self, rng: np.random.Generator, size: int) -> list[tuple[np.ndarray, np.ndarray, float]]:
         """``size`` distinct states, as the original's ``(observation, pi, z)`` tuples."""
         idx = rng.choice(len(self), size=min(size, len(self)), replace=False)
-        return list(zip(batch_onehot(self.cubes[idx]), self.pis[idx], self.zs[idx].tolist()))
+        return list(zip(self.puzzle.encode(self.cubes[idx]), self.pis[idx], self.zs[idx].tolist()))
 
     def state(self) -> dict:
         return {
@@ -688,6 +700,11 @@ def parse_args(argv=None) -> argparse.Namespace:
             solver_puzzle_problem(args.eval_solver, puzzle) is None,
             f"--eval-solver: {solver_puzzle_problem(args.eval_solver, puzzle)}",
         ),
+        (
+            args.distance_classes != 1,
+            "--distance-classes 1 is a head whose one class always wins: its value is always 1 and its loss always "
+            "0, so it learns nothing; give 0 (a scalar value) or at least 2",
+        ),
         (args.num_iters >= 1, "--num-iters must be at least 1"),
         (args.episodes_per_iter >= 1, "--episodes-per-iter must be at least 1"),
         (args.epochs >= 1 and args.batch_size >= 1, "--epochs and --batch-size must be at least 1"),
@@ -874,15 +891,19 @@ def state_to_dict(run: Run, args: argparse.Namespace) -> dict:
 
 
 def state_from_dict(state, path: str, args: argparse.Namespace, device: torch.device) -> Run:
-    """The run saved in ``state`` (read from ``path``), checked first: raises CheckpointError,
-    one sentence naming ``path`` and what is wrong, rather than failing later."""
-    problem = state_problem(state)
+    """The run saved in ``state`` (read from ``path``), checked first: raises RunError (one
+    sentence naming the flags that differ from the saved run's) or CheckpointError (one
+    sentence naming ``path`` and what is wrong), rather than failing or mixing runs later."""
+    problem = header_problem(state)
+    if problem is None:
+        check_saved_flags(json.loads(state["args"]), path, args)
+        problem = state_problem(state, args)
     if problem is None:
         try:
             model = model_from_checked_state(state["model"], path, args).to(device)
             rng = np.random.default_rng(args.seed)
             rng.bit_generator.state = json.loads(state["rng"])
-            buffer = ReplayBuffer(args.buffer_size)
+            buffer = ReplayBuffer(args.buffer_size, args.puzzle)
             buffer.load(state["buffer"])
             optimizer = new_optimizer(args, model)
             if optimizer is not None and "optimizer" in state:
@@ -908,8 +929,17 @@ def _all_finite(values) -> bool:
     return all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in values)
 
 
-def state_problem(state) -> str | None:
-    """What is wrong with a training state's contents (a phrase), or None if it is sound."""
+def _saved_flags(text) -> dict | None:
+    """The flags a training state was saved with (its ``args``: ``vars(args)`` as JSON), or None."""
+    try:
+        flags = json.loads(text) if isinstance(text, str) else None
+    except ValueError:
+        return None
+    return flags if isinstance(flags, dict) else None
+
+
+def header_problem(state) -> str | None:
+    """What makes ``state`` no readable training state of this version (a phrase), or None."""
     if not isinstance(state, dict):
         return f"is not a training state (it holds a {type(state).__name__})"
     if state.get("version") != STATE_VERSION:
@@ -917,23 +947,70 @@ def state_problem(state) -> str | None:
     missing = [k for k in STATE_KEYS if k not in state]
     if missing:
         return f"lacks {', '.join(missing)}"
+    problem = unusable_tensor(state)
+    if problem is not None:
+        return f"is damaged: {problem}"
+    if not isinstance(state["rng"], str) or _saved_flags(state["args"]) is None:
+        return "has a random generator state or saved flags that cannot be read"
+    return None
+
+
+#: Flags a resumed run may change: how long it trains (raised to extend a run), and all that is
+#: not its recipe: the final evaluation, the device, threads and workers, the files and the output.
+#: Every other flag (the --recipe, each recipe flag, --puzzle, --seed) must be the saved run's.
+RESUME_MAY_CHANGE = frozenset(
+    {"num_iters", "time_budget", "skip_eval", "device", "threads", "workers", "backend", "ray_address"}
+    | {"eval_min_len", "eval_max_len", "eval_runs", "eval_sims", "eval_max_steps", "eval_solver"}
+    | {"checkpoint", "log_dir", "fresh", "progress"}
+)
+
+
+def flag_text(dest: str, value) -> str:
+    """A flag as a command line gives it: ``--sims 300 600 800``, ``--fresh``, ``no --recipe``."""
+    flag = "--" + dest.replace("_", "-")
+    if value is True:
+        return flag
+    if value is False or value is None:
+        return f"no {flag}"
+    return f"{flag} {' '.join(map(str, value)) if isinstance(value, list) else value}"
+
+
+def check_saved_flags(saved: dict, path: str, args: argparse.Namespace) -> None:
+    """Raise RunError unless ``args`` trains as the run saved in ``path`` did (``saved``: its
+    flags): resumed with other flags, a run would go on as a hybrid of two (buffers mixed, a
+    network converted, another seed). Flags the saved run did not know yet are not compared."""
+    now = json.loads(json.dumps(vars(args)))  # as saved: tuples become lists
+    differ = [k for k in now if k in saved and k not in RESUME_MAY_CHANGE and saved[k] != now[k]]
+    if differ:
+        used = ", ".join(flag_text(k, saved[k]) for k in differ)
+        asked = ", ".join(flag_text(k, now[k]) for k in differ)
+        raise RunError(
+            f"training state '{path}' belongs to a run with other training flags: the saved run used {used}; this "
+            f"command asks for {asked}; give the saved run's flags to continue it, or --fresh to start over."
+        )
+
+
+def state_problem(state: dict, args: argparse.Namespace) -> str | None:
+    """What is wrong with the contents of a training state of a run with these flags (a phrase),
+    or None if it is sound: every part in its range, and the parts consistent with each other."""
     if not _is_int(state["iteration"]) or state["iteration"] < 1:
         return f"has iteration {state['iteration']!r} (must be a whole number of at least 1)"
-    if not _is_int(state["scramble_len"]) or state["scramble_len"] < 1:
-        return f"has scramble length {state['scramble_len']!r} (must be a whole number of at least 1)"
+    length = state["scramble_len"]
+    if not _is_int(length) or not 1 <= length <= Cli.MAX_SCRAMBLE_LEN:
+        return f"has scramble length {length!r} (must be a whole number from 1 to {Cli.MAX_SCRAMBLE_LEN:,})"
     recent = state["recent_solve_rates"]
     if not isinstance(recent, list) or not _all_finite(recent) or not all(0 <= r <= 1 for r in recent):
         return "has recent solve rates that are not numbers between 0 and 1"
-    if not isinstance(state["rng"], str) or not isinstance(state["args"], str):
-        return "has a random generator state or arguments that are not text"
     model = state["model"]
     if not isinstance(model, dict) or not all(isinstance(k, str) and torch.is_tensor(v) for k, v in model.items()):
         return "has model weights that are not a state_dict (names to tensors)"
     if not all(torch.isfinite(v).all() for v in model.values() if v.is_floating_point()):
         return "has model weights that are not finite (inf or nan)"
-    problem = buffer_problem(state["buffer"])
+    problem = buffer_problem(state["buffer"], get_puzzle(args.puzzle))
     if problem is None:
         problem = metrics_problem(state["metrics"], state["iteration"])
+    if problem is None:
+        problem = progress_problem(state, args)
     if problem is None and not isinstance(state.get("optimizer", {}), dict):
         problem = "has an optimizer state that is not a dictionary"
     seconds = state.get("seconds", 0.0)
@@ -944,22 +1021,40 @@ def state_problem(state) -> str | None:
     return problem
 
 
-def buffer_problem(buffer) -> str | None:
+#: How far below 0 a logged loss may be: each is a mean of cross-entropies, KL divergences or
+#: squares, so at least 0 but for float32 rounding.
+LOSS_ROUNDING = 1e-4
+
+
+def buffer_problem(buffer, puzzle) -> str | None:
+    """What is wrong with a saved replay buffer of ``puzzle`` (a ``Puzzles.Puzzle``: its sticker
+    and move counts give the shapes), or None: stickers that are colours, policy targets that
+    are distributions, values on the value scale."""
     if not isinstance(buffer, dict) or not all(torch.is_tensor(buffer.get(k)) for k in ("cubes", "pis", "zs")):
         return "has a replay buffer without its cubes, pis and zs tensors"
     cubes, pis, zs = buffer["cubes"], buffer["pis"], buffer["zs"]
-    if cubes.dtype != torch.int8 or cubes.dim() != 2 or cubes.shape[1] != NUM_STICKERS:
-        return f"has replay buffer cubes of shape {tuple(cubes.shape)} and type {cubes.dtype} (need n x 24 int8)"
-    if pis.dtype != torch.float32 or pis.dim() != 2 or pis.shape[1] != NUM_ACTIONS:
-        return f"has replay buffer policies of shape {tuple(pis.shape)} and type {pis.dtype} (need n x 12 float32)"
+    stickers, actions = puzzle.num_stickers, puzzle.num_actions
+    colours = puzzle.obs_dim // stickers  # the network sees each sticker one-hot over the colours
+    if cubes.dtype != torch.int8 or cubes.dim() != 2 or cubes.shape[1] != stickers:
+        return (
+            f"has replay buffer cubes of shape {tuple(cubes.shape)} and type {cubes.dtype} (need n x {stickers} int8)"
+        )
+    if pis.dtype != torch.float32 or pis.dim() != 2 or pis.shape[1] != actions:
+        return (
+            f"has replay buffer policies of shape {tuple(pis.shape)} and type {pis.dtype} (need n x {actions} float32)"
+        )
     if zs.dtype != torch.float32 or zs.dim() != 1:
         return f"has replay buffer values of shape {tuple(zs.shape)} and type {zs.dtype} (need n float32)"
     if not len(cubes) == len(pis) == len(zs):
         return f"has replay buffer arrays of different lengths ({len(cubes)}, {len(pis)}, {len(zs)})"
-    if len(cubes) and (int(cubes.min()) < 0 or int(cubes.max()) >= NUM_FACES):
-        return f"has replay buffer stickers outside 0..{NUM_FACES - 1}"
+    if len(cubes) and (int(cubes.min()) < 0 or int(cubes.max()) >= colours):
+        return f"has replay buffer stickers outside 0..{colours - 1}"
     if not (torch.isfinite(pis).all() and torch.isfinite(zs).all()):
         return "has replay buffer targets that are not finite"
+    if len(pis) and (bool((pis < 0).any()) or float((pis.double().sum(dim=1) - 1).abs().max()) > 1e-3):
+        return "has replay buffer policy targets that are not distributions (non-negative, summing to 1)"
+    if len(zs) and float(zs.abs().max()) > 1:
+        return "has replay buffer values outside -1..1 (the value scale)"
     return None
 
 
@@ -979,6 +1074,8 @@ def sweep_problem(best_depth) -> str | None:
 
 
 def metrics_problem(metrics, iteration: int) -> str | None:
+    """What is wrong with saved metric lists (one entry per trained iteration), or None: each
+    list in its range, the iterations consecutive up to ``iteration``."""
     if not isinstance(metrics, dict) or set(metrics) != set(METRIC_KEYS):
         keys = sorted(metrics) if isinstance(metrics, dict) else type(metrics).__name__
         return f"has metrics with keys {keys} (need {', '.join(METRIC_KEYS)})"
@@ -986,8 +1083,43 @@ def metrics_problem(metrics, iteration: int) -> str | None:
         return "has metrics that are not lists of finite numbers"
     if len({len(v) for v in metrics.values()}) != 1:
         return "has metric lists of different lengths"
-    if any(not _is_int(i) or not 1 <= i <= iteration for i in metrics["iterations"]):
-        return f"has metrics of iterations other than 1..{iteration}"
+    its = metrics["iterations"]
+    # Training starts at some iteration (after the replay buffer's warm-up) and then every one trains.
+    if its and (not all(map(_is_int, its)) or its[0] < 1 or its != list(range(its[0], iteration + 1))):
+        return f"has metrics of iterations that are not consecutive up to its iteration {iteration}"
+    if min((min(metrics[k], default=0) for k in ("losses", "policy_losses", "value_losses"))) < -LOSS_ROUNDING:
+        return "has negative losses (each is a mean of cross-entropies or squares)"
+    if not all(0 <= r <= 1 for r in metrics["solve_rates"]):
+        return "has solve rates outside 0..1"
+    if not all(_is_int(n) and n >= 1 for n in metrics["scramble_lengths"] + metrics["num_samples"]):
+        return "has scramble lengths or sample counts that are not whole numbers of at least 1"
+    return None
+
+
+def progress_problem(state: dict, args: argparse.Namespace) -> str | None:
+    """What in a training state contradicts how a run with these flags goes (a phrase), or None:
+    every iteration trains, with --targets selfplay from the first whose replay buffer holds
+    --min-buffer-batches batches on (the buffer only grows, up to --buffer-size); the curriculum's
+    scramble length starts at --start-scramble-len and only grows; its window holds the solve
+    rates logged last."""
+    its, n = state["metrics"]["iterations"], len(state["buffer"]["zs"])
+    if args.targets != "selfplay":
+        if its != list(range(1, state["iteration"] + 1)):
+            return (
+                f"has metrics of {len(its)} iterations of {state['iteration']} (--targets {args.targets} trains each)"
+            )
+        if n:
+            return f"has a replay buffer, which --targets {args.targets} does not fill"
+    elif n > args.buffer_size:
+        return f"has a replay buffer of {n} states, more than --buffer-size {args.buffer_size}"
+    elif bool(its) != (n >= args.batch_size * args.min_buffer_batches):
+        return f"has metrics of {len(its)} iterations, which its replay buffer of {n} states contradicts"
+    lengths = [args.start_scramble_len, *state["metrics"]["scramble_lengths"], state["scramble_len"]]
+    if lengths != sorted(lengths):
+        return "has scramble lengths that the curriculum, which only lengthens them, cannot have reached"
+    recent, rates = state["recent_solve_rates"], state["metrics"]["solve_rates"]
+    if len(recent) > args.window or (recent and recent != rates[-len(recent) :]):
+        return "has recent solve rates that are not the last ones of its metrics"
     return None
 
 
@@ -1007,6 +1139,72 @@ def load_state(path: str, args: argparse.Namespace, device: torch.device) -> Run
             "use --fresh to start over."
         ) from None
     return state_from_dict(state, path, args, device)
+
+
+# --------------------------------------------------------------------------- memory
+#: Bytes of a search-tree node (MCTS_Core's and Gumbel_MCTS's flat arrays): per move a child index
+#: and up to 4 float64 statistics, and besides them its stickers, its move, face count and flags.
+NODE_BYTES_PER_MOVE = 8 + 4 * 8
+NODE_BYTES_BESIDES = 32
+
+
+def memory_needs(args: argparse.Namespace, scramble_len: int) -> list[list[tuple[int, str]]]:
+    """The largest arrays that live at once while one iteration trains, and then while the final
+    evaluation runs: per phase a list of ``(bytes, what sets them)``. A lower bound (the network
+    and Python's own objects are left out), so flags it finds too big surely are."""
+    puzzle = get_puzzle(args.puzzle)
+    node = puzzle.num_stickers + NODE_BYTES_BESIDES + puzzle.num_actions * NODE_BYTES_PER_MOVE
+    state = puzzle.num_stickers + 4 * (puzzle.num_actions + 1)  # int8 stickers, float32 policy and value
+    row = 4 * (puzzle.obs_dim + puzzle.num_actions + 1)  # a training row: float32 input, policy, value
+    scrambles = (args.episodes_per_iter * max(scramble_len, args.walk_len) * 8, "the scrambles' moves")
+    if args.targets == "selfplay":
+        training = [
+            (args.episodes_per_iter * (max(args.sims) + 1) * node, "the search trees (--episodes-per-iter x --sims)"),
+            (
+                args.episodes_per_iter * args.max_episode_steps * state,
+                "the episodes (--episodes-per-iter x --max-episode-steps)",
+            ),
+            (2 * args.buffer_size * state, "the replay buffer (--buffer-size)"),
+            (args.batch_size * args.sample_batches * row, "the training sample (--batch-size x --sample-batches)"),
+        ]
+    else:
+        training = [(args.states_per_iter * row, "the training states (--states-per-iter)")]
+    evaluation = []
+    if not args.skip_eval and args.eval_solver == "mcts":
+        evaluation.append((args.eval_runs * (args.eval_sims + 1) * node, "the evaluation (--eval-runs x --eval-sims)"))
+    return [[*training, scrambles], evaluation]
+
+
+def machine_memory() -> int | None:
+    """Bytes of physical memory, or None where the system does not say."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def binary_size(count: float) -> str:
+    """``2.2 TiB``, ``126.0 GiB``, ..."""
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if count < 1024 or unit == "PiB":
+            return f"{count:.1f} {unit}"
+        count /= 1024
+    raise AssertionError("unreachable")
+
+
+def check_memory(args: argparse.Namespace, scramble_len: int, available: int | None = None) -> None:
+    """Raise RunError (one sentence) where the flags, with the run's current ``scramble_len``,
+    need more memory at once than the machine has (``available``; default its physical memory):
+    flags each within bounds can together ask for terabytes, which would fail deep inside numpy."""
+    available = machine_memory() if available is None else available
+    phase = max(memory_needs(args, scramble_len), key=lambda needs: sum(b for b, _ in needs))
+    total = sum(b for b, _ in phase)
+    if available is not None and total > available:
+        largest, what = max(phase)
+        raise RunError(
+            f"these flags need at least {binary_size(total)} of memory at once, more than this machine's "
+            f"{binary_size(available)}: {binary_size(largest)} of it for {what}; lower them."
+        )
 
 
 # --------------------------------------------------------------------------- starting a run
@@ -1067,7 +1265,8 @@ def start_run(args: argparse.Namespace, device: torch.device) -> Run:
         else:
             print(f"New model ({'--fresh' if args.fresh else 'no checkpoint at ' + args.checkpoint}).")
         metrics = {k: [] for k in METRIC_KEYS}
-        run = Run(model, curriculum, ReplayBuffer(args.buffer_size), np.random.default_rng(args.seed), metrics)
+        buffer = ReplayBuffer(args.buffer_size, puzzle)
+        run = Run(model, curriculum, buffer, np.random.default_rng(args.seed), metrics)
         run.optimizer = new_optimizer(args, model)
     if run.model.obs_dim != puzzle.obs_dim:
         made_for = [p.name for p in PUZZLES.values() if p.obs_dim == run.model.obs_dim]
@@ -1450,9 +1649,11 @@ def main(argv=None) -> int:
         device = resolve_device(args.device)
         workers = Workers.from_args(args)  # None: episodes and targets made in this process, as always
         check_output_paths(args)
+        check_memory(args, args.start_scramble_len)  # before any file is made; again below for a resumed length
         with InterruptGuard().installed() as guard, run_locks(args), torch_threads(args.threads):
             remove_temps_of_killed_runs(args)
             run = start_run(args, device)
+            check_memory(args, run.curriculum.scramble_len)
             logger = open_logger(args, run)
             try:
                 repair_outputs(args, run, logger)

@@ -1,14 +1,18 @@
 """The exhaustive greedy evaluation (All_Positions.py): the frame walk against the sticker
-model, optimal play with exact values, and the same moves as Solvers.greedy."""
+model, optimal play with exact values, the same moves as Solvers.greedy; the symmetry-class
+cache it reads checked before use."""
 
 import numpy as np
+import pytest
 import torch
 
 import All_Positions as ap
-from Optimal_Solver import EXPECTED_COUNTS, NUM_STATES, get_solver
+import Value_Sweep as vs
+from Optimal_Solver import CACHE_ENV, EXPECTED_COUNTS, NUM_STATES, get_solver
 from Policy_Value_Net import PolicyValueNet
 from Rubik2x2Env import batch_apply_moves, batch_rotate
 from Solvers import greedy_batch, network_fns
+from Value_Sweep import symmetry_classes
 
 
 def test_frame_walk_follows_the_sticker_model():
@@ -77,8 +81,6 @@ def test_network_table_matches_the_network():
 
 
 def test_symmetric_network_table_is_read_once_per_class():
-    from Value_Sweep import symmetry_classes
-
     torch.manual_seed(1)
     model = PolicyValueNet(canonical_symmetry=True)
     value_fn, _ = network_fns(model)
@@ -92,3 +94,52 @@ def test_symmetric_network_table_is_read_once_per_class():
 
 def test_distance_counts_are_complete():
     assert sum(EXPECTED_COUNTS) == NUM_STATES
+
+
+def _damaged_classes(what: str) -> tuple[np.ndarray, np.ndarray]:
+    class_of, reps = (a.copy() for a in symmetry_classes())
+    rng = np.random.default_rng(3)
+    if what == "minus one":
+        class_of[rng.integers(1, NUM_STATES, 10)] = -1
+    elif what == "shuffled":
+        class_of[1:] = rng.permutation(class_of[1:])
+    elif what == "float":
+        class_of = class_of.astype(np.float64)
+    elif what == "other reduction":  # self-consistent, checksum and all, but not the network's classes
+        moved = np.setdiff1d(np.arange(0, NUM_STATES, 7), reps)
+        class_of[moved] = (class_of[moved] + 1) % len(reps)
+    return class_of, reps
+
+
+@pytest.mark.parametrize(
+    "what, problem",
+    [
+        ("minus one", "class numbers out of range"),
+        ("shuffled", "representatives outside their classes"),
+        ("float", "class numbers of the wrong type or shape"),
+        ("other reduction", "classes that differ from the network's symmetry reduction"),
+    ],
+)
+def test_symmetry_class_cache_is_checked(what, problem):
+    class_of, reps = _damaged_classes(what)
+    assert vs._classes_problem(class_of, reps, vs._checksum(class_of, reps)) == problem
+    good_of, good_reps = symmetry_classes()
+    assert vs._classes_problem(good_of, good_reps, vs._checksum(good_of, good_reps)) is None
+    assert vs._classes_problem(good_of, good_reps, vs._checksum(class_of, reps)) == "a checksum that does not match"
+
+
+@pytest.mark.parametrize("what", ["minus one", "no checksum"])
+def test_a_damaged_symmetry_class_cache_is_rebuilt_not_used(what, tmp_path, monkeypatch):
+    good = symmetry_classes()
+    class_of, reps = _damaged_classes(what)
+    more = {} if what == "no checksum" else {"sha256": vs._checksum(class_of, reps)}
+    np.savez(tmp_path / vs.CLASSES_FILE, class_of=class_of, reps=reps, **more)
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path))
+    monkeypatch.setattr(vs, "_compute_classes", lambda: good)  # the build itself takes half a minute
+    vs.symmetry_classes.cache_clear()
+    try:
+        assert all(map(np.array_equal, vs.symmetry_classes(), good))
+    finally:
+        vs.symmetry_classes.cache_clear()
+    with np.load(tmp_path / vs.CLASSES_FILE) as saved:  # rewritten whole, with its checksum
+        assert vs._classes_problem(saved["class_of"], saved["reps"], str(saved["sha256"])) is None

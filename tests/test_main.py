@@ -216,7 +216,9 @@ def test_canonical_orientation_run_saves_a_marked_checkpoint_and_starts_from_pla
     out = run_main(tmp_path, "--num-iters", "1", "--canonical-orientation", *look)
     assert out.returncode == 0 and "Loaded weights" in out.stdout, out.stderr
     assert "canonical_orientation" in torch.load(tmp_path / "m.pt", weights_only=True)
-    out = run_main(tmp_path, "--num-iters", "2", *look)  # resuming without the flag keeps the network canonical
+    out = run_main(tmp_path, "--num-iters", "2", *look)  # resuming takes the saved run's flags
+    assert out.returncode == 2 and "the saved run used --canonical-orientation" in out.stderr, out.stderr
+    out = run_main(tmp_path, "--num-iters", "2", "--canonical-orientation", *look)
     assert out.returncode == 0 and "Resuming" in out.stdout, out.stderr
     assert "canonical_orientation" in torch.load(tmp_path / "m.pt", weights_only=True)
 

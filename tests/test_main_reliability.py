@@ -15,6 +15,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 
@@ -22,6 +23,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 import main  # noqa: E402
+from Puzzles import get_puzzle  # noqa: E402
 from Run_IO import atomic_write  # noqa: E402
 
 TINY = (
@@ -135,9 +137,16 @@ def reference(tmp_path_factory):
 
 
 # ---------------------------------------------------------------- 2. non-finite training
+def save_with_flags(state: dict, path="m.train_state.pt", **flags) -> None:
+    """``state`` saved at ``path`` as if its run had been given ``flags`` (argparse names)."""
+    state["args"] = json.dumps({**json.loads(state["args"]), **flags})
+    torch.save(state, path)
+
+
 def test_non_finite_loss_stops_without_saving_the_iteration(capsys, reference):
-    for name in ("m.pt", "m.train_state.pt"):
-        (Path(name)).write_bytes((reference / name).read_bytes())
+    Path("m.pt").write_bytes((reference / "m.pt").read_bytes())
+    # The run resumed with --lr 1e12 is one that had it all along: other flags are refused.
+    save_with_flags(torch.load(reference / "m.train_state.pt", weights_only=True), lr=1e12)
     os.makedirs("logs")
     Path("logs/metrics.json").write_bytes((reference / "logs" / "metrics.json").read_bytes())
     before = {p: Path(p).read_bytes() for p in ("m.pt", "m.train_state.pt", "logs/metrics.json")}
@@ -257,6 +266,29 @@ def _damage(state, what):
         state["model"] = {i: v for i, v in enumerate(state["model"].values())}
     elif what == "wrong shapes":
         state["model"]["policy_head.weight"] = torch.zeros(2, 2)
+    elif what == "policy target -1e30":
+        state["buffer"]["pis"][0, 0] = -1e30
+    elif what == "value 5":
+        state["buffer"]["zs"][0] = 5.0
+    elif what == "emptied metrics":
+        state["metrics"] = {k: [] for k in state["metrics"]}
+    elif what == "metrics of iteration 1 missing":
+        state["metrics"] = {k: v[1:] for k, v in state["metrics"].items()}
+        state["metrics"]["iterations"] = [1, 3]
+    elif what == "negative loss":
+        state["metrics"]["losses"][-1] = -3.8e31
+    elif what == "scramble length 1e9":
+        state["scramble_len"] = 10**9
+    elif what == "scramble length shrank":
+        state["metrics"]["scramble_lengths"][0] = 9
+    elif what == "recent solve rates":
+        state["recent_solve_rates"] = [0.5]
+    elif what == "sparse buffer":
+        state["buffer"]["pis"] = state["buffer"]["pis"].to_sparse()
+    elif what == "flags not JSON":
+        state["args"] = "{--seed 3"
+    elif what == "meta weights":
+        state["model"]["body.0.weight"] = torch.empty_like(state["model"]["body.0.weight"], device="meta")
     return state
 
 
@@ -270,6 +302,17 @@ EXPECTED = {
     "missing key": "lacks rng",
     "non-string model keys": "not a state_dict",
     "wrong shapes": "does not fit PolicyValueNet",
+    "policy target -1e30": "policy targets that are not distributions",
+    "value 5": "values outside -1..1",
+    "emptied metrics": "has metrics of 0 iterations, which its replay buffer of",
+    "metrics of iteration 1 missing": "not consecutive up to its iteration 3",
+    "negative loss": "negative losses",
+    "scramble length 1e9": "scramble length 1000000000 (must be a whole number from 1 to 10,000)",
+    "scramble length shrank": "scramble lengths that the curriculum",
+    "recent solve rates": "recent solve rates that are not the last ones",
+    "sparse buffer": "is damaged: 'buffer.pis' is a sparse_coo tensor",
+    "meta weights": "is damaged: 'model.body.0.weight' is a meta tensor",
+    "flags not JSON": "saved flags that cannot be read",
 }
 
 
@@ -281,6 +324,68 @@ def test_an_inconsistent_training_state_is_refused_before_resuming(capsys, refer
     line = one_error_line(err)
     assert rc == 2 and "Resuming" not in out
     assert "training state 'm.train_state.pt'" in line and EXPECTED[what] in line and "--fresh" in line
+
+
+# ---------------------------------------------------------------- issue 28: saved flags, memory, shapes
+@pytest.mark.parametrize(
+    "flags, used, asked",
+    [
+        (["--seed", "1"], "--seed 3", "--seed 1"),
+        (["--recipe", "alphazero"], "no --recipe", "--recipe alphazero"),
+        (["--targets", "lookahead", "--value-loss", "bce"], "--targets selfplay, --value-loss mse", "--targets look"),
+    ],
+)
+def test_resuming_with_other_training_flags_is_refused(capsys, reference, flags, used, asked):
+    for name in ("m.pt", "m.train_state.pt"):
+        Path(name).write_bytes((reference / name).read_bytes())
+    before = {p: Path(p).read_bytes() for p in ("m.pt", "m.train_state.pt")}
+    rc, out, err = run(capsys, "--num-iters", "4", *flags)
+    line = one_error_line(err)
+    assert rc == 2 and "Resuming" not in out and "'m.train_state.pt'" in line and "--fresh" in line
+    assert f"the saved run used {used}" in line and f"this command asks for {asked}" in line
+    assert {p: Path(p).read_bytes() for p in before} == before
+    # How long a run trains, the evaluation, threads and paths may change.
+    rc, out, err = run(capsys, "--num-iters", "3", "--threads", "1", "--eval-runs", "5", "--log-dir", "other")
+    assert rc == 0 and "Nothing to train" in out, err
+
+
+def test_a_one_class_distance_head_is_refused_at_the_start(capsys):
+    """Its softmax over one class is always 1: the value always 1, the loss always 0."""
+    with pytest.raises(SystemExit) as exit_info:
+        main.main([*TINY, "--num-iters", "1", "--distance-classes", "1", "--value-loss", "distance"])
+    err = capsys.readouterr().err.strip()
+    assert exit_info.value.code == 2 and len(err.splitlines()) == 1 and "--distance-classes 1 is a head" in err
+    assert os.listdir(".") == []
+    with pytest.raises(ValueError, match="at least 2 classes"):
+        main.PolicyValueNet(distance_classes=1)
+
+
+def test_flags_that_need_more_memory_than_the_machine_are_refused_before_any_work(capsys):
+    big = ["--sims", "100000", "--episodes-per-iter", "1000000", "--max-episode-steps", "10000"]
+    rc, out, err = run(capsys, "--num-iters", "1", *big)
+    line = one_error_line(err)
+    assert rc == 2 and "TiB of memory" in line and "the search trees (--episodes-per-iter x --sims)" in line
+    assert "Training" not in out and os.listdir(".") == []
+    args = main.parse_args(TINY)
+    main.check_memory(args, 3)  # the tiny run fits anywhere
+    with pytest.raises(main.RunError, match="more than this machine's 1.0 KiB"):
+        main.check_memory(args, 3, available=1024)
+    args = main.parse_args([*TINY, "--buffer-size", "8"])
+    main.check_memory(args, 3, available=200_000)
+    with pytest.raises(main.RunError, match="for the scrambles' moves"):  # a long saved scramble length
+        main.check_memory(args, 10_000, available=200_000)
+
+
+@pytest.mark.parametrize("name", ["2x2", "3x3"])
+def test_the_replay_buffer_and_its_check_take_the_puzzle_s_shapes(name):
+    puzzle = get_puzzle(name)
+    buffer = main.ReplayBuffer(10, name)
+    k = puzzle.num_actions
+    buffer.extend(np.tile(puzzle.solved, (3, 1)), np.full((3, k), 1 / k, np.float32), np.ones(3))
+    assert main.buffer_problem(buffer.state(), puzzle) is None
+    assert buffer.sample(np.random.default_rng(0), 2)[0][0].shape == (puzzle.obs_dim,)
+    other = get_puzzle("3x3" if name == "2x2" else "2x2")
+    assert f"need n x {other.num_stickers} int8" in main.buffer_problem(buffer.state(), other)
 
 
 # ---------------------------------------------------------------- 15. output paths

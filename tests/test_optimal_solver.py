@@ -173,10 +173,11 @@ def test_invalid_cubes_raise(solver):
         solver.batch_distance(np.stack([solved, twisted]))
 
 
-@pytest.mark.parametrize("damage", ["missing", "garbage", "truncated", "dtype", "counts"])
+@pytest.mark.parametrize("damage", ["missing", "garbage", "truncated", "dtype", "counts", "shuffled", "swapped"])
 def test_damaged_cache_is_rebuilt(solver, tmp_path, damage):
     path = tmp_path / OS.CACHE_NAME
     good = solver.table
+    rng = np.random.default_rng(0)
     if damage == "garbage":
         path.write_bytes(b"not a numpy file")
     elif damage == "truncated":
@@ -186,10 +187,27 @@ def test_damaged_cache_is_rebuilt(solver, tmp_path, damage):
         np.save(path, good.astype(np.int16))
     elif damage == "counts":
         np.save(path, np.zeros_like(good))
+    elif damage == "shuffled":  # the right counts, solved at index 0, every other entry moved
+        np.save(path, np.concatenate([good[:1], rng.permutation(good[1:])]))
+    elif damage == "swapped":  # one distance-13 and one distance-14 position trade places
+        bad = good.copy()
+        i, j = rng.choice(np.flatnonzero(good == 13)), rng.choice(np.flatnonzero(good == 14))
+        bad[[i, j]] = bad[[j, i]]
+        np.save(path, bad)
     table, built = OS.load_or_build(path)
     assert built and np.array_equal(table, good)
     assert np.array_equal(np.load(path), good)
     assert [p.name for p in tmp_path.iterdir()] == [OS.CACHE_NAME]
+
+
+def test_breadth_first_check_names_what_is_wrong(solver):
+    assert OS._problem(solver.table) is None
+    far = solver.table.copy()
+    far[np.flatnonzero(far == 1)[0]] = 3  # a neighbour of solved said to be 3 moves out
+    assert OS._breadth_first_problem(far) == "distance that one move changes by more than one"
+    stuck = solver.table.copy()
+    stuck[np.flatnonzero(stuck == 14)[0]] = 12  # within one of its neighbours (all 13), none closer
+    assert OS._breadth_first_problem(stuck) == "position with no neighbour one move closer"
 
 
 def test_valid_cache_is_loaded_not_rebuilt(solver, cache_dir, monkeypatch):

@@ -80,8 +80,11 @@ def _scrambled(seed: int) -> np.ndarray:
         (lambda s, k: s.__setitem__(k, torch.full_like(s[k], float("inf"))), "NaN or infinite"),
         (lambda s, k: s.__setitem__(k, s[k].to(torch.int64)), "int64"),
         (lambda s, k: s.__setitem__(7, s.pop(k)), "non-string key"),
+        (lambda s, k: s.__setitem__(k, s[k].to_sparse()), "is a sparse_coo tensor"),
+        (lambda s, k: s.__setitem__(k, torch.empty_like(s[k], device="meta")), "is a meta tensor"),
+        (lambda s, k: s.__setitem__("model", {k: s.pop(k).to_sparse()}), "'model.{key}' is a sparse_coo tensor"),
     ],
-    ids=["nan", "inf", "int", "non-string key"],
+    ids=["nan", "inf", "int", "non-string key", "sparse", "meta", "sparse inside 'model'"],
 )
 def test_damaged_weights_are_a_checkpoint_error(tmp_path, damage, words):
     state = PolicyValueNet().state_dict()
@@ -92,6 +95,7 @@ def test_damaged_weights_are_a_checkpoint_error(tmp_path, damage, words):
     with pytest.raises(CheckpointError) as info:
         load_model(str(path))
     message = str(info.value)
+    words = words.format(key=key)
     assert str(path) in message and words in message and len(message.splitlines()) == 1
     if words != "non-string key":
         assert key in message
