@@ -60,7 +60,7 @@ def main(argv=None) -> int:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = p.parse_args(argv)
     try:
-        model = load_model(args.checkpoint)
+        model = load_model(args.checkpoint, puzzle="2x2")
     except CheckpointError as exc:
         return Cli.fail(exc)
     if not model.symmetric:

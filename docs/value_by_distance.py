@@ -111,7 +111,7 @@ def main(argv=None) -> int:
     sweeper = None
     for path in args.checkpoints:
         try:
-            model = load_model(path)
+            model = load_model(path, puzzle="2x2")
         except CheckpointError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
