@@ -116,6 +116,7 @@ from Solvers import (  # noqa: E402
     check_network,
     network_fns,
     options_from_args,
+    resolve_solver,
     solve_cubes,
     solver_puzzle_problem,
     solver_settings,
@@ -1156,6 +1157,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     ):
         if getattr(args, key) is None:
             setattr(args, key, default)
+    resolve_solver(args)  # no --solver: the puzzle's default solver and budgets
     exact = puzzle.reference == "optimal"
     more_checks = [
         (

@@ -50,6 +50,7 @@ from Solvers import (
     SolverOptions,
     add_solver_arguments,
     options_from_args,
+    resolve_solver,
     solve_cubes,
     solver_puzzle_problem,
 )
@@ -223,6 +224,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     args = p.parse_args(argv)
     if args.max_steps is None:
         args.max_steps = get_puzzle(args.puzzle).default_max_moves
+    resolve_solver(args)  # no --solver: the puzzle's default solver and budgets
     checks = [
         (args.scramble_len >= 0, "--scramble-len must be at least 0"),
         (args.sims >= 1, "--sims must be at least 1"),
