@@ -990,18 +990,19 @@ def _ratio_panel(ax, xs, ratios, xlabel: str, reference: str = "optimal") -> Non
 def read_scramble_file(path: str) -> list[tuple[int, str, list[int]]]:
     """``(line number, text, actions)`` for each scramble line of ``path``.
 
-    Blank lines and lines starting with ``#`` are skipped. Every line is checked before
-    anything runs; unknown moves raise ``ScrambleFileError`` naming the line(s).
+    A ``#`` starts a comment (to the end of its line); blank lines and comment lines are
+    skipped, and a UTF-8 byte-order mark (as some editors write) is ignored. Every line is
+    checked before anything runs; unknown moves raise ``ScrambleFileError`` naming the line(s).
     """
     try:
-        with open(path, encoding="utf-8") as f:
+        with open(path, encoding="utf-8-sig") as f:
             lines = f.read().splitlines()
     except (OSError, UnicodeDecodeError) as exc:
         raise ScrambleFileError(f"cannot read the scramble file '{path}' ({exc.__class__.__name__}: {exc}).") from None
     scrambles, bad = [], []
     for number, raw in enumerate(lines, start=1):
-        text = raw.strip()
-        if not text or text.startswith("#"):
+        text = raw.partition("#")[0].strip()
+        if not text:
             continue
         try:
             scrambles.append((number, text, parse_moves(text)))
