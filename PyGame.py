@@ -15,8 +15,9 @@ model, ``gumbel`` searches ``--sims`` simulations per move. The window names the
 
 ``--puzzle 3x3`` shows the 3x3 (``Puzzles.py``): the same window with nine stickers a face,
 solved with ``--solver`` greedy, beam, astar or bestfirst (MCTS and Gumbel search the 2x2 only
-so far) and the model ``rubik3x3_policy_value.pt`` (or ``--checkpoint``). Beside a solution it
-shows kociemba's two-phase length in quarter turns instead of the 2x2's optimal length.
+so far; without ``--solver``, the beam of 1,000 of docs/puzzles.md) and the model
+``rubik3x3_policy_value.pt`` (or ``--checkpoint``). Beside a solution it shows kociemba's two-phase
+length in quarter turns instead of the 2x2's optimal length.
 
 Layout of the code: ``solve_with_mcts`` (the original's function), ``SolveWorker`` (the search
 off the UI thread), ``OptimalOracle`` (optional exact distances, also off the UI thread),

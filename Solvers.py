@@ -77,7 +77,7 @@ import torch
 import Cli
 from Cube_Model import NO_ACTION, NUM_ACTIONS, face_adjacent_pairs
 from MCTS_Core import MCTS
-from Puzzles import VALUE_PER_MOVE, Puzzle, get_puzzle
+from Puzzles import PUZZLES, VALUE_PER_MOVE, Puzzle, get_puzzle
 from Rubik2x2Env import MOVE_PERMS, NUM_STICKERS, batch_state_keys  # noqa: F401 - the 2x2 default; callers read them here
 from Self_Play import EpisodeResults, play_greedy
 
@@ -1130,8 +1130,6 @@ def add_solver_arguments(parser: argparse.ArgumentParser) -> argparse._ArgumentG
 
 def _puzzle_defaults_text() -> str:
     """``mcts for the 2x2, beam (beam_width=1000, ...) for the 3x3``: each puzzle's default solver."""
-    from Puzzles import PUZZLES
-
     parts = []
     for puzzle in PUZZLES.values():
         budgets = ", ".join(f"{k}={v}" for k, v in puzzle.default_solver_options.items())
