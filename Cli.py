@@ -225,12 +225,15 @@ class _QuietStdout:
         return getattr(self._stream, name)
 
 
-def _interrupted() -> None:
+def interrupted() -> int:
+    """Print ``interrupted`` on stderr, after what stdout holds, and return the exit status 130:
+    how every script ends when Ctrl-C (or, for ``main.py``, SIGTERM) stops it."""
     try:
         sys.stdout.flush()
     except (OSError, ValueError):
         pass
     print("interrupted", file=sys.stderr)
+    return EXIT_INTERRUPTED
 
 
 def quiet_interrupts() -> None:
@@ -240,8 +243,7 @@ def quiet_interrupts() -> None:
 
     def hook(kind, value, tb):
         if issubclass(kind, KeyboardInterrupt):
-            _interrupted()
-            os._exit(EXIT_INTERRUPTED)
+            os._exit(interrupted())
         default(kind, value, tb)
 
     sys.excepthook = hook
@@ -259,8 +261,7 @@ def run_script(main, argv=None):
         status = main(argv)
         guard.flush()
     except KeyboardInterrupt:
-        _interrupted()
-        status = EXIT_INTERRUPTED
+        status = interrupted()
     except OSError as exc:  # a result file that cannot be written after all (disk full): one sentence
         from Run_IO import OutputError
 

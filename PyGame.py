@@ -15,8 +15,9 @@ model, ``gumbel`` searches ``--sims`` simulations per move. The window names the
 
 ``--puzzle 3x3`` shows the 3x3 (``Puzzles.py``): the same window with nine stickers a face,
 solved with ``--solver`` greedy, beam, astar or bestfirst (MCTS and Gumbel search the 2x2 only
-so far) and the model ``rubik3x3_policy_value.pt`` (or ``--checkpoint``). Beside a solution it
-shows kociemba's two-phase length in quarter turns instead of the 2x2's optimal length.
+so far; without ``--solver``, the beam of 1,000 of docs/puzzles.md) and the model
+``rubik3x3_policy_value.pt`` (or ``--checkpoint``). Beside a solution it shows kociemba's two-phase
+length in quarter turns instead of the 2x2's optimal length.
 
 Layout of the code: ``solve_with_mcts`` (the original's function), ``SolveWorker`` (the search
 off the UI thread), ``OptimalOracle`` (optional exact distances, also off the UI thread),
@@ -74,6 +75,7 @@ from Solvers import (
     add_solver_arguments,
     network_fns,
     options_from_args,
+    resolve_solver,
     solve_cubes,
     solver_puzzle_problem,
 )
@@ -1079,6 +1081,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     args = p.parse_args(argv)
     if args.max_steps is None:
         args.max_steps = DEFAULT_MAX_STEPS if args.puzzle == "2x2" else get_puzzle(args.puzzle).default_max_moves
+    resolve_solver(args)  # no --solver: the puzzle's default solver and budgets
     problem = solver_puzzle_problem(args.solver, args.puzzle)
     if problem:
         p.error(problem)
@@ -1132,6 +1135,9 @@ def main(argv=None) -> int:
         solver_options=options_from_args(args),
         puzzle=args.puzzle,
     )
+    if args.solve and quit_when_done and app.model is None and app.solver in NETWORK_SOLVERS:
+        app.close()  # a scripted solve without its model is an error, not a result line with solved=False
+        return fail(app.model_error)
     if args.scramble is not None:
         app.scramble(args.scramble)
     if args.solve:

@@ -55,8 +55,9 @@ Move history: ``last``/``count`` give, per cube, the move that produced it and h
 times in a row its face was turned (default: a fresh cube). Every solver plays only moves
 the env's mask allows (``legal_action_mask``), so its solutions can be stepped in the env.
 
-Command line: ``add_solver_arguments(parser)`` adds the flags, ``options_from_args(args)``
-turns them into ``SolverOptions``.
+Command line: ``add_solver_arguments(parser)`` adds the flags, ``resolve_solver(args)`` fills in
+the puzzle's default solver when ``--solver`` is not given, ``options_from_args(args)`` turns
+them into ``SolverOptions``.
 """
 
 from __future__ import annotations
@@ -76,7 +77,7 @@ import torch
 import Cli
 from Cube_Model import NO_ACTION, NUM_ACTIONS, face_adjacent_pairs
 from MCTS_Core import MCTS
-from Puzzles import VALUE_PER_MOVE, Puzzle, get_puzzle
+from Puzzles import PUZZLES, VALUE_PER_MOVE, Puzzle, get_puzzle
 from Rubik2x2Env import MOVE_PERMS, NUM_STICKERS, batch_state_keys  # noqa: F401 - the 2x2 default; callers read them here
 from Self_Play import EpisodeResults, play_greedy
 
@@ -1072,64 +1073,103 @@ _astar_batch = Cli.int_in(1, 10_000_000, "open nodes expanded per step")
 
 def add_solver_arguments(parser: argparse.ArgumentParser) -> argparse._ArgumentGroup:
     """Add ``--solver`` and its budgets to a script's parser (``--sims``, ``--max-steps``,
-    ``--c-puct`` and ``--seed`` stay the script's own flags; ``options_from_args`` reads them)."""
+    ``--c-puct`` and ``--seed`` stay the script's own flags; ``options_from_args`` reads them).
+    A budget flag not given is absent from the parsed arguments, and ``--solver`` not given is
+    None: ``resolve_solver(args)`` fills in the puzzle's default solver and budgets."""
     d = SolverOptions()
     g = parser.add_argument_group("solver")
     g.add_argument(
         "--solver",
         choices=SOLVER_NAMES,
-        default="mcts",
+        default=None,
         help="how cubes are solved: mcts (the original), greedy (value, one move ahead), beam, "
-        "astar (DeepCubeA), bestfirst (seed 003, no network), gumbel (Gumbel AlphaZero root search, --sims)",
+        "astar (DeepCubeA), bestfirst (seed 003, no network), gumbel (Gumbel AlphaZero root search, --sims) "
+        f"(default: the puzzle's: {_puzzle_defaults_text()})",
     )
     g.add_argument(
-        "--beam-width", type=_beam_width, default=d.beam_width, help="states kept per depth by --solver beam"
+        "--beam-width",
+        type=_beam_width,
+        default=argparse.SUPPRESS,
+        help=f"states kept per depth by --solver beam (default: {d.beam_width}; see --solver)",
     )
     g.add_argument(
         "--beam-rank",
         choices=BEAM_RANKS,
-        default=d.beam_rank,
-        help="beam ranks by the value, or by cumulative policy log-probability (networks without a value)",
+        default=argparse.SUPPRESS,
+        help="beam ranks by the value, or by cumulative policy log-probability (networks without a value) "
+        f"(default: {d.beam_rank})",
     )
     g.add_argument(
         "--astar-batch",
         type=_astar_batch,
-        default=d.astar_batch,
-        help="open nodes expanded per step by --solver astar",
+        default=argparse.SUPPRESS,
+        help=f"open nodes expanded per step by --solver astar (default: {d.astar_batch})",
     )
     g.add_argument(
         "--astar-lambda",
         type=Cli.fraction,
-        default=d.astar_lambda,
-        help="weight of the path length in f = lambda*g + h (1: optimal with an exact value)",
+        default=argparse.SUPPRESS,
+        help="weight of the path length in f = lambda*g + h (1: optimal with an exact value) "
+        f"(default: {d.astar_lambda})",
     )
     g.add_argument(
         "--max-nodes",
         type=_nodes,
-        default=d.max_nodes,
-        help="states generated per cube by beam, astar and bestfirst before giving up",
+        default=argparse.SUPPRESS,
+        help=f"states generated per cube by beam, astar and bestfirst before giving up (default: {d.max_nodes:,}; "
+        "see --solver)",
     )
     g.add_argument(
         "--time-limit",
         type=Cli.positive_float,
-        default=None,
-        help="seconds per cube for beam, astar and bestfirst (default: no limit)",
+        default=argparse.SUPPRESS,
+        help="seconds per cube for beam, astar and bestfirst (default: no limit; see --solver)",
     )
     return g
 
 
+def _puzzle_defaults_text() -> str:
+    """``mcts for the 2x2, beam (beam_width=1000, ...) for the 3x3``: each puzzle's default solver."""
+    parts = []
+    for puzzle in PUZZLES.values():
+        budgets = ", ".join(f"{k}={v}" for k, v in puzzle.default_solver_options.items())
+        parts.append(f"{puzzle.default_solver}{f' ({budgets})' if budgets else ''} for the {puzzle.name}")
+    return ", ".join(parts)
+
+
+#: ``SolverOptions`` field -> the attribute of the flag that sets it, where the two names differ.
+_FLAG_OF_FIELD = {"max_moves": "max_steps", "seconds": "time_limit"}
+#: The ``SolverOptions`` fields a script's flags set (``add_solver_arguments`` and the script's own).
+_FIELDS_WITH_FLAGS = (
+    "max_moves",
+    "max_nodes",
+    "beam_width",
+    "beam_rank",
+    "astar_batch",
+    "astar_lambda",
+    "sims",
+    "c_puct",
+    "seconds",
+    "seed",
+)
+
+
+def resolve_solver(args: argparse.Namespace) -> None:
+    """Without ``--solver``: the puzzle's default solver (``Puzzle.default_solver``; the 2x2's is
+    mcts, as always) and, for every budget flag not given, its budget
+    (``Puzzle.default_solver_options``). Changes ``args`` in place; call it after parsing."""
+    if args.solver is not None:
+        return
+    puzzle = get_puzzle(getattr(args, "puzzle", None))
+    args.solver = puzzle.default_solver
+    for name, value in puzzle.default_solver_options.items():
+        flag = _FLAG_OF_FIELD.get(name, name)
+        if not hasattr(args, flag):
+            setattr(args, flag, value)
+
+
 def options_from_args(args: argparse.Namespace) -> SolverOptions:
-    """``SolverOptions`` from parsed flags; flags a script does not have keep their defaults."""
+    """``SolverOptions`` from parsed flags; flags a script does not have, or were not given,
+    keep their defaults."""
     d = SolverOptions()
-    return SolverOptions(
-        max_moves=getattr(args, "max_steps", d.max_moves),
-        max_nodes=getattr(args, "max_nodes", d.max_nodes),
-        beam_width=getattr(args, "beam_width", d.beam_width),
-        beam_rank=getattr(args, "beam_rank", d.beam_rank),
-        astar_batch=getattr(args, "astar_batch", d.astar_batch),
-        astar_lambda=getattr(args, "astar_lambda", d.astar_lambda),
-        sims=getattr(args, "sims", d.sims),
-        c_puct=getattr(args, "c_puct", d.c_puct),
-        seconds=getattr(args, "time_limit", d.seconds),
-        seed=getattr(args, "seed", d.seed),
-    )
+    return SolverOptions(**{f: getattr(args, _FLAG_OF_FIELD.get(f, f), getattr(d, f)) for f in _FIELDS_WITH_FLAGS})

@@ -36,8 +36,9 @@ import time
 
 import numpy as np
 
+import Cli
 from Cli import DeviceError, HelpFormatter, add_device_flag, fail, int_in, positive_float, resolve_device
-from Run_IO import atomic_write
+from Run_IO import OutputError, atomic_write, check_writable
 from Seed_Targets import VALUE_SCALES
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
@@ -90,7 +91,7 @@ def parse_args(argv=None) -> argparse.Namespace:
 
     solvers = bench_solvers()
     d = SolverOptions()
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
+    p = Cli.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
     g = p.add_argument_group("models")
     g.add_argument("--trainers", default=",".join(TRAINERS), help="comma-separated trainers to train and benchmark")
     g.add_argument("--budget-minutes", type=positive_float, default=15.0, help="training wall time per trainer")
@@ -114,25 +115,36 @@ def parse_args(argv=None) -> argparse.Namespace:
         help="comma-separated model names whose value head is untrained: only beam_policy runs them",
     )
     g = p.add_argument_group("positions")
-    g.add_argument("--positions-per-distance", type=int_in(1), default=20, help="positions at each true distance 1..14")
-    g.add_argument("--uniform", type=int_in(0), default=100, help="positions drawn uniformly from all positions")
+    g.add_argument(
+        "--positions-per-distance", type=Cli.episodes, default=20, help="positions at each true distance 1..14"
+    )
+    g.add_argument(
+        "--uniform", type=int_in(0, Cli.MAX_EPISODES), default=100, help="positions drawn uniformly from all positions"
+    )
     g = p.add_argument_group("solvers and their per-cube budgets")
     g.add_argument("--solvers", default=",".join(solvers), help=f"comma-separated, from: {', '.join(solvers)}")
-    g.add_argument("--sims", type=int_in(1), default=d.sims, help="MCTS (and gumbel) simulations per move")
-    g.add_argument("--max-moves", type=int_in(1), default=d.max_moves, help="moves per cube (mcts, greedy, beam depth)")
+    g.add_argument("--sims", type=Cli.simulations, default=d.sims, help="MCTS (and gumbel) simulations per move")
+    g.add_argument(
+        "--max-moves", type=Cli.move_limit, default=d.max_moves, help="moves per cube (mcts, greedy, beam depth)"
+    )
     g.add_argument(
         "--max-nodes", type=int_in(1), default=d.max_nodes, help="states generated per cube (beam, astar, bestfirst)"
     )  # noqa: E501
     g.add_argument("--beam-width", type=int_in(1), default=d.beam_width, help="states kept per depth by beam")
-    g.add_argument("--astar-lambda", type=float, default=d.astar_lambda, help="A* weight of the path length")
+    g.add_argument("--astar-lambda", type=Cli.fraction, default=d.astar_lambda, help="A* weight of the path length")
     g.add_argument("--astar-batch", type=int_in(1), default=d.astar_batch, help="A* nodes expanded per step")
     g.add_argument(
         "--time-limit", type=positive_float, default=30.0, help="seconds per cube for beam, astar and bestfirst"
     )
     g = p.add_argument_group("run")
     add_device_flag(g)
-    g.add_argument("--seed", type=int, default=0, help="seed of the positions and of every training run")
-    g.add_argument("--out-dir", default=os.path.join("docs", "benchmark"), help="where models, logs and reports go")
+    g.add_argument("--seed", type=Cli.seed, default=0, help="seed of the positions and of every training run")
+    g.add_argument(
+        "--out-dir",
+        type=Cli.nonempty_path,
+        default=os.path.join("docs", "benchmark"),
+        help="where models, logs and reports go",
+    )
     args = p.parse_args(argv)
     args.trainers = [t.strip() for t in args.trainers.split(",") if t.strip()]
     args.solvers = [s.strip() for s in args.solvers.split(",") if s.strip()]
@@ -375,7 +387,8 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     try:
         device = resolve_device(args.device)
-    except DeviceError as exc:
+        check_writable(args.out_dir, folder=True)  # before hours of training, not after
+    except (DeviceError, OutputError) as exc:
         return fail(exc)
     import torch
 
@@ -395,6 +408,15 @@ def main(argv=None) -> int:
         m["has_value"] = name not in args.policy_only
         m["value_scale"] = VALUE_SCALES.get(name, "1 - 0.03 d (assumed)" if m["has_value"] else "none (policy only)")
 
+    loaded = {}
+    for name, m in models.items():
+        if m["path"] is None:
+            continue
+        try:
+            loaded[name] = load_model(m["path"], device, "2x2")  # the positions are the 2x2's
+        except CheckpointError as exc:
+            return fail(exc)
+
     options = SolverOptions(
         max_moves=args.max_moves,
         max_nodes=args.max_nodes,
@@ -409,14 +431,6 @@ def main(argv=None) -> int:
     positions = draw_positions(args.seed, args.positions_per_distance, args.uniform)
     solvers = bench_solvers()
     results = []
-    loaded = {}
-    for name, m in models.items():
-        if m["path"] is None:
-            continue
-        try:
-            loaded[name] = load_model(m["path"], device)
-        except CheckpointError as exc:
-            return fail(exc)
     start = time.perf_counter()
     for solver in args.solvers:
         needs = solvers[solver][2]
@@ -466,4 +480,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    Cli.run_script(main)

@@ -24,7 +24,8 @@ Modes:
   values (an orientation-invariant network is needed); any other solver plays a uniform
   sample of ``--sample`` positions (100,000) plus every position at distances 13 and 14.
 
-``--solver`` (default ``mcts``, the original's search, exactly as above) picks how cubes are
+``--solver`` (default ``mcts``, the original's search, exactly as above; the 3x3's default is the
+beam of 1,000 of docs/puzzles.md, ``Puzzle.default_solver``) picks how cubes are
 solved in every mode: ``greedy``, ``beam``, ``astar``, ``bestfirst`` (no network needed) or
 ``gumbel`` (see ``Solvers.py``). Every solve is checked by replaying its moves, and every
 result also reports the states each solver generated (``mean_nodes``; MCTS: simulations)
@@ -116,6 +117,7 @@ from Solvers import (  # noqa: E402
     check_network,
     network_fns,
     options_from_args,
+    resolve_solver,
     solve_cubes,
     solver_puzzle_problem,
     solver_settings,
@@ -989,18 +991,19 @@ def _ratio_panel(ax, xs, ratios, xlabel: str, reference: str = "optimal") -> Non
 def read_scramble_file(path: str) -> list[tuple[int, str, list[int]]]:
     """``(line number, text, actions)`` for each scramble line of ``path``.
 
-    Blank lines and lines starting with ``#`` are skipped. Every line is checked before
-    anything runs; unknown moves raise ``ScrambleFileError`` naming the line(s).
+    A ``#`` starts a comment (to the end of its line); blank lines and comment lines are
+    skipped, and a UTF-8 byte-order mark (as some editors write) is ignored. Every line is
+    checked before anything runs; unknown moves raise ``ScrambleFileError`` naming the line(s).
     """
     try:
-        with open(path, encoding="utf-8") as f:
+        with open(path, encoding="utf-8-sig") as f:
             lines = f.read().splitlines()
     except (OSError, UnicodeDecodeError) as exc:
         raise ScrambleFileError(f"cannot read the scramble file '{path}' ({exc.__class__.__name__}: {exc}).") from None
     scrambles, bad = [], []
     for number, raw in enumerate(lines, start=1):
-        text = raw.strip()
-        if not text or text.startswith("#"):
+        text = raw.partition("#")[0].strip()
+        if not text:
             continue
         try:
             scrambles.append((number, text, parse_moves(text)))
@@ -1156,6 +1159,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     ):
         if getattr(args, key) is None:
             setattr(args, key, default)
+    resolve_solver(args)  # no --solver: the puzzle's default solver and budgets
     exact = puzzle.reference == "optimal"
     more_checks = [
         (

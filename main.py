@@ -20,7 +20,8 @@ hour on a CPU. The MCTS self-play, the lookahead and the sweep, and the canonica
 options, are the 2x2's; asked for with the 3x3, ``main.py`` stops with one sentence (exit 2).
 
 Stop at any time (Ctrl-C or SIGTERM): the last completed iteration is on disk and running
-the same command again continues from the next one. ``--fresh`` starts over.
+the same command again continues from the next one (the run ends with ``interrupted`` on stderr,
+exit status 130). ``--fresh`` starts over.
 """
 
 from __future__ import annotations
@@ -1671,6 +1672,7 @@ def main(argv=None) -> int:
             f"\nStopped by {exc}: {saved} in {args.checkpoint} and {state_path_for(args.checkpoint)}. Run the same command to continue.",  # noqa: E501
             flush=True,
         )
+        return Cli.interrupted()  # 130, as the README promises: `main.py && evaluate.py` stops here
     return 0
 
 

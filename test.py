@@ -13,9 +13,9 @@ seed is given one is drawn and printed, so any run can be repeated), or with an 
 states the solver generated (MCTS: simulations) and the seconds it took.
 
 ``--puzzle 3x3`` plays the 3x3 instead (``--solver`` greedy, beam, astar or bestfirst; mcts and
-gumbel search the 2x2 only so far), with ``pretrained/rubik3x3_policy_value.pt`` or
-``--checkpoint``; the reference length is then kociemba's two-phase solution in quarter turns
-(``kociemba`` in the JSON), there being no exact optimal solver for it.
+gumbel search the 2x2 only so far; without ``--solver``, the beam of 1,000 of docs/puzzles.md), with
+``pretrained/rubik3x3_policy_value.pt`` or ``--checkpoint``; the reference length is then kociemba's
+two-phase solution in quarter turns (``kociemba`` in the JSON), there being no exact optimal solver for it.
 """
 
 from __future__ import annotations
@@ -50,6 +50,7 @@ from Solvers import (
     SolverOptions,
     add_solver_arguments,
     options_from_args,
+    resolve_solver,
     solve_cubes,
     solver_puzzle_problem,
 )
@@ -223,6 +224,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     args = p.parse_args(argv)
     if args.max_steps is None:
         args.max_steps = get_puzzle(args.puzzle).default_max_moves
+    resolve_solver(args)  # no --solver: the puzzle's default solver and budgets
     checks = [
         (args.scramble_len >= 0, "--scramble-len must be at least 0"),
         (args.sims >= 1, "--sims must be at least 1"),

@@ -21,7 +21,7 @@ import common  # noqa: F401  (import paths)
 import Solvers as S
 from common import Cli, timed
 from Optimal_Solver import get_solver
-from Policy_Value_Net import load_model
+from Policy_Value_Net import CheckpointError, load_model
 
 MCTS = "mcts 200 sims"
 CONFIGS = {
@@ -54,20 +54,33 @@ def summary(results: list[S.SolveResult], optimal: np.ndarray) -> tuple[str, flo
     return f"solved {solved.sum()}/{len(results)}, moves/optimal {ratio:.3f}, nodes/cube {nodes:,.0f}", solved.mean()
 
 
-def main(argv=None) -> None:
+def main(argv=None) -> int:
     p = Cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--per-distance", type=Cli.episodes, default=100, help="positions at each true distance 1..14")
     p.add_argument("--uniform", type=Cli.episodes, default=1000, help="uniformly drawn positions")
     p.add_argument("--rounds", type=Cli.rounds, default=1, help="interleaved measurement rounds (medians reported)")
     p.add_argument("--seed", type=Cli.seed, default=0, help="seed of the positions")
-    p.add_argument("--threads", type=int, default=2, help="torch threads")
-    p.add_argument("--model", default="pretrained/rubik_policy_value.pt", help="the checkpoint that solves")
-    p.add_argument("--only", default="", help="comma-separated configuration names to run (default: all)")
+    p.add_argument("--threads", type=Cli.int_in(1, 1024, "torch threads"), default=2, help="torch threads")
+    p.add_argument(
+        "--model", type=Cli.nonempty_path, default="pretrained/rubik_policy_value.pt", help="the checkpoint that solves"
+    )
+    p.add_argument(
+        "--only",
+        default="",
+        help=f"configuration names to run besides {MCTS!r}, separated by ';' (names hold commas; default: all)",
+    )
     args = p.parse_args(argv)
+    only = [name.strip() for name in args.only.split(";") if name.strip()]
+    unknown = [name for name in only if name not in CONFIGS]
+    if unknown:
+        p.error(f"--only: unknown configuration {unknown[0]!r}; choose from {', '.join(map(repr, CONFIGS))}")
 
+    try:
+        model = load_model(args.model, puzzle="2x2")
+    except CheckpointError as exc:
+        return Cli.fail(exc)
     torch.set_num_threads(args.threads)
-    model = load_model(args.model)
-    configs = {k: v for k, v in CONFIGS.items() if not args.only or k in args.only.split(",") or k == MCTS}
+    configs = {k: v for k, v in CONFIGS.items() if not only or k in only or k == MCTS}
     sets = position_sets(args.per_distance, args.uniform, args.seed)
     optimal = {name: get_solver().batch_distance(cubes) for name, cubes in sets.items()}
     ms: dict[tuple[str, str], list[float]] = {}
@@ -84,6 +97,7 @@ def main(argv=None) -> None:
         for label in configs:
             t = np.median(ms[set_name, label])
             print(f"{label:<28} {t:8.2f} ms/cube  x{base / t:5.2f} vs MCTS   ({info[set_name, label]})", flush=True)
+    return 0
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ from common import Cli, random_net, timed
 from Self_Play import generate_self_play_data
 
 
-def main(argv=None) -> None:
+def main(argv=None) -> int:
     p = Cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--episodes", type=Cli.episodes, default=80, help="self-play episodes per call")
     p.add_argument("--scramble-len", type=Cli.scramble_len, default=7)
@@ -57,10 +57,15 @@ def main(argv=None) -> None:
     settings = [(f"in process (the default; {torch.get_num_threads()} torch threads)", in_process)]
     settings.append(("in process, 1 torch thread", one_thread))
     pools = []
-    for backend in ("local", "ray") if args.ray else ("local",):
-        for n in args.workers:
-            pools.append(Workers.WorkerPool(n, backend, seed=0))
-            settings.append((f"{backend}, {n} worker{'s' if n > 1 else ''}", with_pool(pools[-1])))
+    try:
+        for backend in ("local", "ray") if args.ray else ("local",):
+            for n in args.workers:
+                pools.append(Workers.WorkerPool(n, backend, seed=0))
+                settings.append((f"{backend}, {n} worker{'s' if n > 1 else ''}", with_pool(pools[-1])))
+    except Workers.WorkerError as exc:  # Ray missing or unreachable
+        for pool in pools:
+            pool.close()
+        return Cli.fail(exc)
     print("| setting | simulations / s (median) | rounds | episodes solved |\n| --- | ---: | --- | ---: |")
     for name, fn in settings:
         if "worker" in name:
@@ -76,6 +81,7 @@ def main(argv=None) -> None:
         )
     for pool in pools:
         pool.close()
+    return 0
 
 
 if __name__ == "__main__":

@@ -62,34 +62,8 @@ def mean_ratio(rows) -> float | None:
     return sum(x * w for x, w in pairs) / total if total else None
 
 
-def main(argv=None) -> int:
-    p = Cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument(
-        "--original",
-        type=Cli.nonempty_path,
-        default="../shared/anchors",
-        help="folder with the original's seed_training_metrics.json and seed_eval_scramble_result.json",
-    )
-    p.add_argument(
-        "--rebuild",
-        type=Cli.nonempty_path,
-        default="pretrained/original_recipe",
-        help="run folder of our model trained with the original recipe",
-    )
-    p.add_argument(
-        "--shipped",
-        type=Cli.nonempty_path,
-        default="pretrained/symmetry_lookahead",
-        help="run folder of the lookahead model (shipped before the exact recipe)",
-    )
-    p.add_argument(
-        "--out", type=Cli.nonempty_path, default="pretrained/comparison_with_original.png", help="PNG to write"
-    )
-    args = p.parse_args(argv)
-    try:
-        check_writable(args.out)  # before the work, not after it
-    except OutputError as exc:
-        return Cli.fail(exc)
+def compare(args: argparse.Namespace) -> None:
+    """Print the two tables and write the figure ``args.out`` from the result files of the three runs."""
     orig_m = load(os.path.join(args.original, "seed_training_metrics.json"))
     orig_e = {r["scramble_len"]: r for r in load(os.path.join(args.original, "seed_eval_scramble_result.json"))}
     runs = {}
@@ -195,6 +169,40 @@ def main(argv=None) -> int:
     fig.tight_layout()
     save_figure(fig, args.out)
     print(f"\nSaved {args.out}.")
+
+
+def main(argv=None) -> int:
+    p = Cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument(
+        "--original",
+        type=Cli.nonempty_path,
+        default="../shared/anchors",
+        help="folder with the original's seed_training_metrics.json and seed_eval_scramble_result.json",
+    )
+    p.add_argument(
+        "--rebuild",
+        type=Cli.nonempty_path,
+        default="pretrained/original_recipe",
+        help="run folder of our model trained with the original recipe",
+    )
+    p.add_argument(
+        "--shipped",
+        type=Cli.nonempty_path,
+        default="pretrained/symmetry_lookahead",
+        help="run folder of the lookahead model (shipped before the exact recipe)",
+    )
+    p.add_argument(
+        "--out", type=Cli.nonempty_path, default="pretrained/comparison_with_original.png", help="PNG to write"
+    )
+    args = p.parse_args(argv)
+    try:
+        check_writable(args.out)  # before the work, not after it
+    except OutputError as exc:
+        return Cli.fail(exc)
+    try:
+        compare(args)
+    except (KeyError, IndexError, TypeError, AttributeError) as exc:  # valid JSON of another shape
+        return Cli.fail(f"a result file does not hold what this comparison reads ({type(exc).__name__}: {exc}).")
     return 0
 
 

@@ -33,6 +33,7 @@ from value_by_distance import class_distances, class_outputs, print_table  # noq
 import Cli  # noqa: E402
 from Optimal_Solver import MAX_DISTANCE, get_solver  # noqa: E402
 from Policy_Value_Net import CheckpointError, load_model  # noqa: E402
+from Run_IO import OutputError, check_writable  # noqa: E402
 
 
 def prior_ratio(policy: np.ndarray, closer: np.ndarray) -> np.ndarray:
@@ -56,12 +57,16 @@ def main(argv=None) -> int:
     p.add_argument("--ratio", type=Cli.positive_float, default=0.7, help="play positions at or above this prior ratio")
     p.add_argument("--sims", type=Cli.simulations, default=200, help="MCTS simulations per move")
     p.add_argument("--seed", type=Cli.seed, default=0, help="the search's seed, as evaluate.py's")
-    p.add_argument("--failures", default=None, help="write the unsolved positions here (JSON lines)")
+    p.add_argument(
+        "--failures", type=Cli.nonempty_path, default=None, help="write the unsolved positions here (JSON lines)"
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = p.parse_args(argv)
     try:
-        model = load_model(args.checkpoint)
-    except CheckpointError as exc:
+        if args.failures:
+            check_writable(args.failures)  # before the run, not after it
+        model = load_model(args.checkpoint, puzzle="2x2")
+    except (CheckpointError, OutputError) as exc:
         return Cli.fail(exc)
     if not model.symmetric:
         return Cli.fail(f"this check needs a network with --canonical-symmetry; {args.checkpoint} has none.")

@@ -107,14 +107,15 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     if args.runs < 1:
         p.error("--runs must be at least 1")
+    models = []
+    for path in args.checkpoints:  # every model checked before the distance table loads
+        try:
+            models.append((path, load_model(path, puzzle="2x2")))
+        except CheckpointError as exc:
+            return Cli.fail(exc)
     solver = get_solver()
     sweeper = None
-    for path in args.checkpoints:
-        try:
-            model = load_model(path)
-        except CheckpointError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
+    for path, model in models:
         if args.classes:
             if not model.symmetric:
                 print(f"error: --classes needs a network with --canonical-symmetry; {path} has none.", file=sys.stderr)

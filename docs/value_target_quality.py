@@ -55,7 +55,7 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=Cli.seed, default=0, help="seed of the scrambles and the Gumbel noise")
     args = p.parse_args(argv)
     try:
-        model = load_model(args.checkpoint)
+        model = load_model(args.checkpoint, puzzle="2x2")
     except CheckpointError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

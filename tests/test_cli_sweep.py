@@ -131,6 +131,29 @@ TABLE = {
         [],
     ),
     "Optimal_Solver.py": ("main", {"--cache": PATHS, "--scramble": ["X", "²"], "--seed": ["0"]}, ["--build"]),
+    "benchmark.py": (
+        "parse_args",
+        {
+            "--trainers": ["bogus", ","],
+            "--budget-minutes": FLOATS,
+            "--train-args": ["x", "bogus=--fresh"],
+            "--checkpoints": ["x", "a=missing.pt"],
+            "--positions-per-distance": COUNTS,
+            "--uniform": ["-1", "10000000000", "x"],
+            "--solvers": ["bogus"],
+            "--sims": SIMS,
+            "--max-moves": MOVES,
+            "--max-nodes": ["0", "x"],
+            "--beam-width": ["0", "x"],
+            "--astar-lambda": ["-0.1", "1.5", "nan"],
+            "--astar-batch": ["0", "x"],
+            "--time-limit": FLOATS,
+            "--device": DEVICES,
+            "--seed": SEEDS,
+            "--out-dir": PATHS,
+        },
+        [],
+    ),
     "bench/bench_mcts.py": ("main", {"--rounds": COUNTS, "--scramble-len": SCRAMBLES, "--seed": SEEDS}, []),
     "bench/bench_gumbel.py": (
         "main",
@@ -148,6 +171,31 @@ TABLE = {
             "--rounds": COUNTS,
             "--seed": SEEDS,
             "--device": ["bogus"],
+        },
+        [],
+    ),
+    "bench/bench_solvers.py": (
+        "main",
+        {
+            "--per-distance": COUNTS,
+            "--uniform": COUNTS,
+            "--rounds": COUNTS,
+            "--seed": SEEDS,
+            "--threads": ["0", "-1", "100000", "x"],
+            "--model": PATHS,
+            "--only": ["bogus", "greedy;bogus"],
+        },
+        [],
+    ),
+    "bench/bench_workers.py": (
+        "main",
+        {
+            "--episodes": COUNTS,
+            "--scramble-len": SCRAMBLES,
+            "--sims": SIMS,
+            "--max-steps": MOVES,
+            "--rounds": COUNTS,
+            "--workers": ["0", "-1", "x"],
         },
         [],
     ),
@@ -184,7 +232,7 @@ TABLE = {
     ),
     "docs/mcts_weak_spots.py": (
         "main",
-        {"--ratio": FLOATS, "--sims": SIMS, "--seed": SEEDS},
+        {"--ratio": FLOATS, "--sims": SIMS, "--seed": SEEDS, "--failures": PATHS},
         ["pretrained/rubik_policy_value.pt"],
     ),
 }
@@ -220,6 +268,27 @@ def test_bad_flag_value_is_one_line_and_status_2(script, flag, value, capsys):
     _assert_one_line_usage_error(status, capsys.readouterr().err)
 
 
+def test_every_script_is_in_the_table():
+    scripts = {
+        str(path.relative_to(REPO))
+        for pattern in ("*.py", "bench/*.py", "docs/*.py")
+        for path in REPO.glob(pattern)
+        if 'if __name__ == "__main__":' in path.read_text()
+    }
+    assert scripts == set(TABLE)
+
+
+@pytest.mark.parametrize("script", TABLE)
+def test_help_works(script, capsys):
+    entry, _, _ = TABLE[script]
+    with pytest.raises(SystemExit) as exc:
+        getattr(_load(script), entry)(["--help"])
+    assert exc.value.code == 0 and "usage:" in capsys.readouterr().out
+
+
+MODEL_3X3 = str(REPO / "pretrained" / "rubik3x3_policy_value.pt")
+MODEL_2X2 = str(REPO / "pretrained" / "rubik_policy_value.pt")
+
 # Errors found after parsing, before any work: the run must not start.
 RUNTIME_CASES = [
     ("evaluate.py", ["--log-dir", "/proc/x"]),
@@ -232,6 +301,14 @@ RUNTIME_CASES = [
     ("PyGame.py", ["--device", "cuda:99"]),
     ("docs/supervised_ceiling.py", ["--save", "/proc/x.pt", "--steps", "1"]),
     ("docs/compare_with_original.py", ["--out", "/proc/x.png"]),
+    ("benchmark.py", ["--out-dir", "SCRAMBLES"]),  # a file, not a folder: refused before any training
+    ("benchmark.py", ["--checkpoints", f"big={MODEL_3X3}", "--out-dir", "out"]),
+    ("bench/bench_solvers.py", ["--model", "SCRAMBLES"]),  # a damaged model
+    ("bench/bench_solvers.py", ["--model", MODEL_3X3]),
+    ("docs/value_by_distance.py", [MODEL_3X3]),
+    ("docs/value_target_quality.py", [MODEL_3X3]),
+    ("docs/mcts_weak_spots.py", [MODEL_3X3]),
+    ("docs/mcts_weak_spots.py", [MODEL_2X2, "--failures", "/proc/x.jsonl"]),
 ]
 
 
@@ -262,6 +339,7 @@ SUBPROCESS_CASES = {
     "evaluate.py": ["--sims", "1000000000"],
     "PyGame.py": ["--scramble", "²"],
     "bench/bench_mcts.py": ["--rounds", "0"],
+    "benchmark.py": ["--seed", "-1"],
 }
 
 

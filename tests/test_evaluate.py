@@ -546,3 +546,17 @@ def test_bad_solver_and_all_positions_flags(bad, capsys):
     with pytest.raises(SystemExit) as exc:
         evaluate.parse_args(bad)
     assert exc.value.code == 2
+
+
+def test_read_scramble_file_takes_a_bom_and_trailing_comments(tmp_path):
+    path = tmp_path / "s.txt"
+    path.write_bytes("R U # a comment after the moves\n# a comment line\nF'#no space\n".encode("utf-8-sig"))
+    assert evaluate.read_scramble_file(str(path)) == [(1, "R U", parse_moves("R U")), (3, "F'", parse_moves("F'"))]
+
+
+def test_a_huge_bad_token_is_echoed_shortened(tmp_path):
+    path = tmp_path / "s.txt"
+    path.write_text("R " + "X" * 1_000_000 + "\n")
+    with pytest.raises(evaluate.ScrambleFileError) as exc:
+        evaluate.read_scramble_file(str(path))
+    assert f"line 1: unknown move '{'X' * 20}...'" in str(exc.value) and len(str(exc.value)) < 300

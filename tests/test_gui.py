@@ -27,6 +27,7 @@ os.environ["PYGAME_HIDE_SUPPORT_PROMPT"] = "1"
 import numpy as np
 import pygame
 import pytest
+import torch
 
 REPO = Path(__file__).resolve().parents[1]  # conftest.py puts it on sys.path
 
@@ -429,6 +430,23 @@ def test_scripted_solve_saves_a_screenshot_and_reports(checkpoints, tmp_path):
     assert _png_size(shot) == (PyGame.WIDTH, PyGame.HEIGHT)
 
 
+@pytest.mark.parametrize("problem", ["corrupt", "other cube"])
+def test_scripted_solve_without_its_model_is_one_sentence_and_status_2(checkpoints, capsys, problem):
+    """``--solve --quit-when-done`` (a script's use) with a model that cannot solve: exit status 2
+    and the reason, not a result line with ``solved=False``."""
+    model, puzzle = (checkpoints["corrupt"], "2x2") if problem == "corrupt" else (checkpoints["random"], "3x3")
+    argv = ["--checkpoint", str(model), "--puzzle", puzzle, "--device", "cpu", "--scramble", "R", "--solve",
+            "--no-optimal", "--quit-when-done"]  # fmt: skip
+    threads = torch.get_num_threads()
+    try:
+        assert PyGame.main(argv) == 2
+    finally:
+        torch.set_num_threads(threads)  # main() sets one thread for the window
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and err.startswith("error: ")
+    assert ("corrupt" if problem == "corrupt" else "not the 3x3") in err
+
+
 # --------------------------------------------------------------------------- --solver
 def test_greedy_solver_solves_in_the_worker_and_is_named(make_app):
     app = make_app("neutral", anim_ms=0, solver="greedy")
@@ -545,10 +563,13 @@ def test_3x3_scripted_solve_saves_a_screenshot_of_the_solved_cube(tmp_path):
 
 def test_3x3_refuses_mcts_and_a_2x2_model(make_app, checkpoints, capsys):
     with pytest.raises(SystemExit) as exc:
-        PyGame.parse_args(["--puzzle", "3x3"])  # the default solver is MCTS, the 2x2's
+        PyGame.parse_args(["--puzzle", "3x3", "--solver", "mcts"])
     err = capsys.readouterr().err
     assert exc.value.code == 2 and "--solver mcts searches the 2x2 only so far" in err and err.count("\n") == 1
     assert PyGame.parse_args(["--puzzle", "3x3", "--solver", "beam"]).max_steps == 100
+    # No --solver (the README's `PyGame.py --puzzle 3x3`): the 3x3's default, a beam of 1,000
+    default = PyGame.parse_args(["--puzzle", "3x3"])
+    assert default.solver == "beam" and PyGame.options_from_args(default).beam_width == 1000
     app = make_app("random", puzzle="3x3", solver="beam")
     assert app.model is None and "network for the 2x2, not the 3x3" in app.model_error
     click(app, "R")  # manual moves still work

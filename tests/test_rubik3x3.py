@@ -510,7 +510,7 @@ def test_scripts_refuse_a_bad_puzzle_in_one_line(tmp_path):
 @pytest.mark.parametrize(
     "args, message, both",
     [
-        (["--puzzle", "3x3"], "--solver mcts searches the 2x2 only so far", True),
+        (["--puzzle", "3x3", "--solver", "mcts"], "--solver mcts searches the 2x2 only so far", True),
         (["--puzzle", "3x3", "--solver", "gumbel"], "--solver gumbel searches the 2x2 only so far", True),
         (
             ["--puzzle", "3x3", "--solver", "beam", "--by-distance"],
@@ -530,6 +530,30 @@ def test_flag_combinations_the_3x3_cannot_run(args, message, both, runner, capsy
         assert exc.value.code == 2
         err = capsys.readouterr().err
         assert message in err and err.count("\n") == 1
+
+
+def _budgets(options: S.SolverOptions) -> tuple:
+    return options.beam_width, options.max_nodes, options.seconds, options.beam_rank, options.astar_batch
+
+
+def test_3x3_without_solver_flags_gets_its_default_solver(runner):
+    """The README's ``evaluate.py --puzzle 3x3 --uniform 100``: no --solver is the 3x3's beam of 1,000
+    with a minute a cube (docs/puzzles.md); a budget flag given wins; --solver beam alone keeps the
+    solver's own defaults, and the 2x2 keeps MCTS with every default."""
+    import evaluate
+
+    for module in (evaluate, runner):
+        args = module.parse_args(["--puzzle", "3x3"])
+        o = S.options_from_args(args)
+        assert args.solver == "beam" and o.max_moves == 100
+        assert (o.beam_width, o.max_nodes, o.seconds) == (1000, 2_000_000, 60)  # docs/puzzles.md's measured beam
+        o = S.options_from_args(module.parse_args(["--puzzle", "3x3", "--beam-width", "4", "--time-limit", "5"]))
+        assert (o.beam_width, o.max_nodes, o.seconds) == (4, 2_000_000, 5)
+        o = S.options_from_args(module.parse_args(["--puzzle", "3x3", "--solver", "beam"]))
+        assert _budgets(o) == _budgets(S.SolverOptions())
+        args = module.parse_args([])
+        o = S.options_from_args(args)
+        assert args.solver == "mcts" and o.max_moves == 40 and _budgets(o) == _budgets(S.SolverOptions())
 
 
 def test_evaluate_3x3_scramble_file_and_lengths(tmp_path, capsys):

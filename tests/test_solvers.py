@@ -232,7 +232,9 @@ def test_command_line_flags():
     opts = S.options_from_args(args)
     assert args.solver == "astar"
     assert (opts.astar_lambda, opts.max_nodes, opts.max_moves, opts.sims, opts.beam_width) == (1.0, 500, 20, 1000, 100)
-    assert parser.parse_args([]).solver == "mcts"
+    args = parser.parse_args([])
+    S.resolve_solver(args)  # no --solver (and no --puzzle): the 2x2's mcts, with every default
+    assert args.solver == "mcts" and S.options_from_args(args) == S.SolverOptions()
     for bad in (["--beam-width", "0"], ["--astar-lambda", "2"], ["--solver", "dfs"], ["--time-limit", "-1"]):
         with pytest.raises(SystemExit):
             parser.parse_args(bad)

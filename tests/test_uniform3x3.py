@@ -155,6 +155,15 @@ def test_uniform_flag_errors_are_one_line_exit_2(args, message, capsys):
     assert exc.value.code == 2 and message in err and err.count("\n") == 1
 
 
+def test_evaluate_3x3_uniform_without_a_solver_flag(net3, tmp_path, capsys):
+    args = ["--puzzle", "3x3", "--checkpoint", str(net3), "--device", "cpu", "--uniform", "1", "--beam-width", "2",
+            "--max-nodes", "500", "--log-dir", str(tmp_path)]  # fmt: skip
+    assert evaluate.main(args) == 0
+    assert "(3x3, solver beam: beam_width=2, beam_rank=value, max_moves=100, max_nodes=500, seconds=60.0)" in (
+        capsys.readouterr().out
+    )
+
+
 def test_3x3_evaluation_defaults():
     a = evaluate.parse_args(["--puzzle", "3x3", "--solver", "beam"])
     assert (a.max_len, a.runs, a.log_dir, a.max_steps) == (26, 100, "training_logs_3x3", 100)
