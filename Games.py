@@ -31,7 +31,7 @@ class Game(Protocol):
     obs_shape: tuple[int, ...]  # the network's input shape of one state
     #: +1.0: one agent (a puzzle); -1.0: two-player zero-sum, a value is negated at each ply.
     discount: float
-    #: The original cube MCTS's second update of the leaf edge per simulation (Search_Tree).
+    #: PUCT MCTS repeats the original cube MCTS's second update of the leaf edge (Search_Tree).
     leaf_quirk: bool
     #: The value of one move on the network's scale (the Gumbel search's default step cost; 0 for a game).
     move_cost: float

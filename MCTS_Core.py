@@ -160,7 +160,9 @@ class MCTS:
         if batch == 0:
             return np.zeros((0, self.num_actions), dtype=np.float32)
         masks = self.game.legal_mask(state) if root_action_masks is None else np.asarray(root_action_masks, bool)
-        tree = SearchTree(self.game, state, self.num_simulations + 1, self._priors_to_rows, prior_rows=1)
+        tree = SearchTree(
+            self.game, state, self.num_simulations + 1, self._priors_to_rows, 1, leaf_quirk=self.game.leaf_quirk
+        )
         # Simulation 1: the roots are the leaves; their own values are not used by selection.
         tree.expand(tree.tree_base, masks.reshape(batch, self.num_actions), self.evaluator)
         for _ in range(self.num_simulations - 1):

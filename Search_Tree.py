@@ -20,8 +20,8 @@ Semantics of one simulation in every tree whose root is expanded:
 * Backup from the leaf up: the return of an edge is ``reward + discount * (return below)``,
   the leaf's value at the bottom (mctx); N += 1 and W += return on every edge of the path, so
   W / N is the mean return for the player to move at the edge's parent (discount -1: negamax).
-  With ``leaf_quirk`` (the original cube MCTS) the leaf edge is updated a second time with its
-  return.
+  With ``leaf_quirk`` (the original cube MCTS asks for it where ``game.leaf_quirk`` says so) the
+  leaf edge is updated a second time with its return.
 
 Row sums over actions are plain numpy sums of integer-valued floats (exact).
 """
@@ -63,8 +63,9 @@ class SearchTree:
         priors_to_rows: PriorRows,
         prior_rows: int,
         step_reward: float = 0.0,
+        leaf_quirk: bool = False,
     ):
-        self.game, self.max_nodes = game, max_nodes
+        self.game, self.max_nodes, self.leaf_quirk = game, max_nodes, leaf_quirk
         self.priors_to_rows, self.step_reward = priors_to_rows, step_reward
         self.batch = batch = len(game.eval_input(root_state))
         size, actions = batch * max_nodes, game.num_actions
@@ -154,13 +155,13 @@ class SearchTree:
         self._backup(path, values, leaf_parent, leaf_action)
 
     def _backup(self, path, values: np.ndarray, leaf_parent: np.ndarray, leaf_action: np.ndarray) -> None:
-        """Returns up the paths (``values`` ``[k]``: the leaves'), then the leaf quirk if the game has it."""
+        """Returns up the paths (``values`` ``[k]``: the leaves'), then the leaf quirk if asked for."""
         leaf_return = self.reward[leaf_parent, leaf_action] + self.discount[leaf_parent, leaf_action] * values
         for nodes, actions, pos in reversed(path):
             values[pos] = self.reward[nodes, actions] + self.discount[nodes, actions] * values[pos]
             self.stats[nodes, N_ROW, actions] += 1.0
             self.stats[nodes, W_ROW, actions] += values[pos]
-        if self.game.leaf_quirk:
+        if self.leaf_quirk:
             self.stats[leaf_parent, N_ROW, leaf_action] += 1.0
             self.stats[leaf_parent, W_ROW, leaf_action] += leaf_return
 
