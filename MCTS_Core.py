@@ -148,7 +148,11 @@ class MCTS:
         return self.run_batch(np.asarray(root_cube)[None], masks)[0]
 
     def run_batch(self, roots, root_action_masks: np.ndarray | None = None, *history) -> np.ndarray:
-        """Visit counts ``(B, A)`` float32 of B independent searches run in lockstep.
+        """Visit counts ``(B, A)`` float32 of B independent searches run in lockstep (``search``)."""
+        return self.search(roots, root_action_masks, *history).root_stats()[:, N_ROW].astype(np.float32)
+
+    def search(self, roots, root_action_masks: np.ndarray | None = None, *history) -> SearchTree:
+        """The trees of B independent searches run in lockstep.
 
         ``roots``: a state batch (dict), or B positions for ``game.new_states(roots, *history)``
         (the cube's: ``(B, 24)`` or ``(B, 6, 2, 2)`` stickers; ``history``: the last actions and
@@ -157,17 +161,17 @@ class MCTS:
         """
         state = roots if isinstance(roots, dict) else self.game.new_states(roots, *history)
         batch = len(self.game.eval_input(state))
-        if batch == 0:
-            return np.zeros((0, self.num_actions), dtype=np.float32)
         masks = self.game.legal_mask(state) if root_action_masks is None else np.asarray(root_action_masks, bool)
         tree = SearchTree(
             self.game, state, self.num_simulations + 1, self._priors_to_rows, 1, leaf_quirk=self.game.leaf_quirk
         )
+        if batch == 0:
+            return tree
         # Simulation 1: the roots are the leaves; their own values are not used by selection.
         tree.expand(tree.tree_base, masks.reshape(batch, self.num_actions), self.evaluator)
         for _ in range(self.num_simulations - 1):
             tree.simulate(self._select, self.evaluator)
-        return tree.root_stats()[:, N_ROW].astype(np.float32)
+        return tree
 
     def _priors_to_rows(self, priors: np.ndarray, legal: np.ndarray) -> np.ndarray:
         """``[k, 1, A]`` c_puct * prior, -inf where illegal (same float64 product as the reference's)."""
