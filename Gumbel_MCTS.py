@@ -4,10 +4,12 @@ The semantics follow DeepMind mctx's ``gumbel_muzero_policy`` with
 ``qtransform_completed_by_mix_value``; ``tests/reference_gumbel.py`` is a plain one-tree
 implementation that this engine is tested against (same numbers, bit for bit).
 
-* Environment: single agent, deterministic, no discount. A leaf is worth 1.0 if solved
-  (terminal: never expanded, worth 1.0 at every visit), else the network's value, as in
-  ``MCTS_Core``. Every move earns ``step_reward`` (default -0.03: the network's value scale,
-  v = 1 - 0.03 * moves to solve, read as a cost per move), so an edge's return is the step
+* Environment: the game's (``Games``; default the 2x2: single agent, deterministic, no
+  discount). A leaf is worth the game's terminal value if terminal (never expanded; a solved
+  cube: 1.0 at every visit), else the network's value, as in ``MCTS_Core``. A two-player game
+  (discount -1) negates the return at each ply (``Search_Tree``). Every move earns
+  ``step_reward`` (default ``-game.move_cost``: the cube's -0.03 of the network's value scale,
+  v = 1 - 0.03 * moves to solve, read as a cost per move; 0 for a game), so an edge's return is the step
   reward plus the return below it, and Q(a) = W(a) / N(a) is the mean return through a
   (mctx: Q = reward + discount * value). ``step_reward=0`` gives ``MCTS_Core``'s convention,
   but then a subtree that found any solution averages towards 1 however long its way, and
@@ -37,11 +39,12 @@ implementation that this engine is tested against (same numbers, bit for bit).
 * Outputs per root: the Sequential Halving winner (best g + logits + sigma(q_hat) among the
   actions with the most visits), the policy target softmax(logits + sigma(completed Q))
   (0 for illegal actions), the root value (v_raw + sum W) / (1 + sum N), the visit counts.
-  A solved root is not searched: action ``NO_ACTION``, zero policy and visits, value 1.0.
+  A terminal root is not searched: action ``NO_ACTION``, zero policy and visits, value the
+  game's terminal value (a solved cube: 1.0).
 
-Layout as ``MCTS_Core``: the B trees live in flat arrays indexed by ``tree * max_nodes +
-node``; per node the child statistics (N, W, logits, prior probabilities) are one ``(4, 12)``
-block gathered once per tree level; one evaluator call per simulation step for the new leaves
+Layout as ``MCTS_Core``: one ``Search_Tree.SearchTree`` of B trees in flat arrays indexed by
+``tree * max_nodes + node``; per node the child statistics (N, W, logits, prior probabilities)
+are one ``(4, A)`` block gathered once per tree level; one evaluator call per simulation step for the new leaves
 of all trees. Row sums are sequential (``cumsum``), so that they equal a plain loop exactly.
 """
 
@@ -57,7 +60,7 @@ from Games import Game, get_game
 from MCTS_Core import NetworkEvaluator
 from Policy_Value_Net import VALUE_PER_MOVE, eval_mode
 from Search_Tree import N_ROW, W_ROW, Evaluator, SearchTree, take_rows
-from Self_Play import EpisodeResults, as_states, play_lockstep
+from Self_Play import EpisodeResults, play_lockstep
 
 C_VISIT, C_SCALE, EPSILON = 50.0, 0.1, 1e-8  # mctx defaults (maxvisit_init, value_scale, epsilon)
 STEP_REWARD = -VALUE_PER_MOVE  # the value scale's cost of one move (v = 1 - 0.03 * moves to solve)
@@ -404,15 +407,7 @@ def play_gumbel_episodes(
         out = search.run_batch(states, rng=rng)
         return out.action, out.policy, {"root_values": out.value, "best_q": out.best_q()}
 
-    return play_lockstep(
-        search.game,
-        as_states(search.game, start_cubes),
-        max_episode_steps,
-        choose,
-        search.num_simulations,
-        search.evaluator,
-        results=GumbelEpisodeResults,
-    )
+    return play_lockstep(search, start_cubes, max_episode_steps, choose, results=GumbelEpisodeResults)
 
 
 def gumbel_self_play(

@@ -10,6 +10,8 @@ everywhere, and every 2x2 path reads the same arrays and functions as before, so
 are unchanged.
 
 ``add_puzzle_flag(parser)`` adds ``--puzzle 2x2|3x3``; ``get_puzzle(name)`` looks one up.
+A ``Puzzle`` is also a ``Games.Game`` (state batches of stickers, last move and face count;
+discount +1; the original MCTS's leaf quirk), which is how the search and self-play see it.
 """
 
 from __future__ import annotations

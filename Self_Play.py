@@ -125,23 +125,25 @@ def visits_to_policy(visits: np.ndarray) -> np.ndarray:
 
 
 def play_lockstep(
-    game: Game,
-    start_state: dict,
+    search,
+    starts,
     max_episode_steps: int,
     choose: Chooser,
-    simulations_per_move: int,
-    evaluator=None,
     results: type[EpisodeResults] = EpisodeResults,
     progress: bool = False,
     desc: str = "self-play",
 ) -> EpisodeResults:
-    """Play one episode from each of the E states of ``start_state`` (a state batch), all in
-    lockstep: every move, ``choose`` searches the states of the episodes not ended yet and its
-    actions are played, for up to ``max_episode_steps`` moves. An episode starting in a
-    terminal state ends there with 0 moves. Returns a ``results`` (an ``EpisodeResults`` class)
-    with the searched states, policy targets, the extras of ``choose``, the moves, and the
-    counts (``simulations_per_move`` per searched state; ``evaluator``'s network states).
+    """Play one episode from each of the E ``starts`` (a state batch of ``search.game``, or E
+    positions for ``game.new_states``), all in lockstep: every move, ``choose`` searches the
+    states of the episodes not ended yet and its actions are played, for up to
+    ``max_episode_steps`` moves. An episode starting in a terminal state ends there with 0
+    moves. ``search`` (an ``MCTS`` or a ``GumbelMCTS``) gives the game, the simulations per
+    move and the evaluator whose network states are counted. Returns a ``results`` (an
+    ``EpisodeResults`` class) with the searched states, policy targets, the extras of
+    ``choose``, the moves and the counts.
     """
+    game, evaluator = search.game, search.evaluator
+    start_state = starts if isinstance(starts, dict) else game.new_states(starts)
     state = {key: np.array(value) for key, value in start_state.items()}
     first = game.eval_input(state)
     n_episodes = len(first)
@@ -159,7 +161,7 @@ def play_lockstep(
         bar.set_postfix(active=len(active))
         now = take_rows(state, active)
         actions, pis, extra = choose(now)
-        out.simulations += len(active) * simulations_per_move
+        out.simulations += len(active) * search.num_simulations
         inputs = game.eval_input(now)
         for j, e in enumerate(active.tolist()):
             states[e].append(inputs[j].copy())
@@ -182,11 +184,6 @@ def play_lockstep(
     out.seconds = time.perf_counter() - start
     out.network_states = getattr(evaluator, "network_states", 0) - net_before
     return out
-
-
-def as_states(game: Game, starts) -> dict:
-    """``starts`` as a state batch: a dict as it is, else positions for ``game.new_states``."""
-    return starts if isinstance(starts, dict) else game.new_states(starts)
 
 
 def play_episodes(
@@ -225,16 +222,7 @@ def play_episodes(
         visits = mcts.run_batch(states, masks)
         return pick_actions_batch(visits, select_mode, temperature, rng, masks), visits_to_policy(visits), {}
 
-    return play_lockstep(
-        mcts.game,
-        as_states(mcts.game, start_cubes),
-        max_episode_steps,
-        choose,
-        mcts.num_simulations,
-        mcts.evaluator,
-        progress=progress,
-        desc=desc,
-    )
+    return play_lockstep(mcts, start_cubes, max_episode_steps, choose, progress=progress, desc=desc)
 
 
 def play_greedy(
