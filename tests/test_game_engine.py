@@ -52,8 +52,7 @@ def uniform_evaluator(inputs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def test_registry_knows_the_cubes_and_registered_games():
     assert Games.get_game().name == "2x2" and Games.get_game("3x3").name == "3x3"
-    Games.register_game(TICTACTOE)
-    assert Games.get_game("tictactoe") is TICTACTOE
+    assert Games.get_game("tictactoe") is TICTACTOE and Games.get_game(TICTACTOE) is TICTACTOE
     with pytest.raises(ValueError, match="unknown game"):
         Games.get_game("chess")
 
@@ -157,3 +156,13 @@ def test_search_plays_perfectly():
     inputs = TICTACTOE.eval_input(states)
     for row, chosen in zip(inputs, visits.argmax(axis=1)):
         assert minimax_action_values(row)[chosen] == minimax_value(row), row.reshape(3, 3)
+
+
+def test_symmetries_map_positions_and_policies_together():
+    """Each of the 8 board symmetries carries a position and its exact move values alike."""
+    inputs = TICTACTOE.eval_input(TICTACTOE.new_states(POSITIONS[1:5]))
+    values = np.array([minimax_action_values(row) for row in inputs])
+    pairs = TICTACTOE.symmetries(inputs, values)
+    assert len(pairs) == 8 and np.array_equal(pairs[0][0], inputs)
+    for boards, moved in pairs:
+        np.testing.assert_array_equal([minimax_action_values(row) for row in boards], moved)

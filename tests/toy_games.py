@@ -3,7 +3,7 @@
 A state batch is ``{"board": (B, 9) int8 (+1 X, -1 O, 0 empty), "player": (B,) int8 (+1 or -1,
 the player to move)}``. An evaluator sees the board from the mover's side (``board * player``:
 +1 own, -1 the opponent's), which is all the rules need. ``minimax_values`` solves the game
-exhaustively for the perfect-play tests. Registered as "tictactoe" only by the tests.
+exhaustively for the perfect-play tests. Importing this module registers it as "tictactoe".
 """
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ import functools
 from dataclasses import dataclass
 
 import numpy as np
+
+from Games import register_game
 
 LINES = np.array([[0, 1, 2], [3, 4, 5], [6, 7, 8], [0, 3, 6], [1, 4, 7], [2, 5, 8], [0, 4, 8], [2, 4, 6]])
 #: The 8 symmetries of the board as cell permutations: ``new = old[perm]``.
@@ -82,6 +84,7 @@ class TicTacToe:
 
 
 TICTACTOE = TicTacToe()
+register_game(TICTACTOE)  # episode results name their game; the registry maps the name back
 
 
 @functools.lru_cache(maxsize=None)
