@@ -4,12 +4,15 @@ self-play driver and a training step; and perfect play against an exhaustive min
 
 from __future__ import annotations
 
+import ast
+
 import numpy as np
 import pytest
 import torch
 from toy_games import TICTACTOE, minimax_action_values, minimax_value
 
 import Games
+from conftest import REPO
 from Gumbel_MCTS import GumbelMCTS, play_gumbel_episodes
 from MCTS_Core import MCTS, NetworkEvaluator
 from Policy_Value_Net import PolicyValueNet
@@ -19,6 +22,10 @@ from Self_Play import OUTCOME_TARGET, play_episodes
 from Train_Network import train_on_selfplay_data
 
 pytestmark = pytest.mark.usefixtures("torch_one_thread")
+
+ENGINE_MODULES = ("Search_Tree", "MCTS_Core", "Gumbel_MCTS", "Self_Play")
+#: What the engine must not import: the cubes (it reads a game through ``Games``) and the command line.
+NOT_IN_ENGINE = {"Rubik2x2Env", "Rubik3x3Env", "Cube_Model", "Puzzles", "Cli"}
 
 X, O = 1, -1
 POSITIONS = np.array(
@@ -166,3 +173,11 @@ def test_symmetries_map_positions_and_policies_together():
     assert len(pairs) == 8 and np.array_equal(pairs[0][0], inputs)
     for boards, moved in pairs:
         np.testing.assert_array_equal([minimax_action_values(row) for row in boards], moved)
+
+
+@pytest.mark.parametrize("module", ENGINE_MODULES)
+def test_engine_imports_no_cube_module(module):
+    tree = ast.parse((REPO / f"{module}.py").read_text())
+    imported = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    imported |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+    assert imported and not imported & NOT_IN_ENGINE
