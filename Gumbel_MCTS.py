@@ -407,7 +407,8 @@ def play_gumbel_episodes(
         out = search.run_batch(states, rng=rng)
         return out.action, out.policy, {"root_values": out.value, "best_q": out.best_q()}
 
-    return play_lockstep(search, start_cubes, max_episode_steps, choose, results=GumbelEpisodeResults)
+    extras = ("root_values", "best_q")
+    return play_lockstep(search, start_cubes, max_episode_steps, choose, GumbelEpisodeResults, extras)
 
 
 def gumbel_self_play(

@@ -44,7 +44,7 @@ OUTCOME_TARGET = "outcome"
 
 #: ``choose(states) -> (actions (A,), policy targets (A, num_actions), extras {name: (A,)})``: one
 #: search over the A active episodes' states (a state batch); the extras are per-state numbers
-#: the episode results keep (as float32 lists under those field names).
+#: ``play_lockstep`` keeps those named in its ``extra_fields`` (float32 arrays under those field names).
 Chooser = Callable[[dict], tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]]
 
 
@@ -130,6 +130,7 @@ def play_lockstep(
     max_episode_steps: int,
     choose: Chooser,
     results: type[EpisodeResults] = EpisodeResults,
+    extra_fields: tuple[str, ...] = (),
     progress: bool = False,
     desc: str = "self-play",
 ) -> EpisodeResults:
@@ -139,8 +140,8 @@ def play_lockstep(
     ``max_episode_steps`` moves. An episode starting in a terminal state ends there with 0
     moves. ``search`` (an ``MCTS`` or a ``GumbelMCTS``) gives the game, the simulations per
     move and the evaluator whose network states are counted. Returns a ``results`` (an
-    ``EpisodeResults`` class) with the searched states, policy targets, the extras of
-    ``choose``, the moves and the counts.
+    ``EpisodeResults`` class) with the searched states, policy targets, the moves, the counts,
+    and per episode an array of each of ``choose``'s extras named in ``extra_fields``.
     """
     game, evaluator = search.game, search.evaluator
     start_state = starts if isinstance(starts, dict) else game.new_states(starts)
@@ -150,7 +151,7 @@ def play_lockstep(
     out = results(first.copy(), [[] for _ in range(n_episodes)], game.is_terminal(state), game=game.name)
     states: list[list[np.ndarray]] = [[] for _ in range(n_episodes)]
     policies: list[list[np.ndarray]] = [[] for _ in range(n_episodes)]
-    extras: dict[str, list[list[float]]] = {}
+    extras: dict[str, list[list[float]]] = {key: [[] for _ in range(n_episodes)] for key in extra_fields}
     start = time.perf_counter()
     net_before = getattr(evaluator, "network_states", 0)
     bar = tqdm(range(max_episode_steps), desc=desc, unit="move", leave=False, disable=not progress)
@@ -166,8 +167,8 @@ def play_lockstep(
         for j, e in enumerate(active.tolist()):
             states[e].append(inputs[j].copy())
             policies[e].append(pis[j])
-            for key, values in extra.items():
-                extras.setdefault(key, [[] for _ in range(n_episodes)])[e].append(float(values[j]))
+            for key, lists in extras.items():
+                lists[e].append(float(extra[key][j]))
             out.actions[e].append(int(actions[j]))
         after = game.step(now, actions)
         for key, value in after.items():
