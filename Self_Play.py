@@ -43,8 +43,8 @@ VALUE_TARGETS = ("episode", "remaining")
 OUTCOME_TARGET = "outcome"
 
 #: ``choose(states) -> (actions (A,), policy targets (A, num_actions), extras {name: (A,)})``: one
-#: search over the A active episodes' states (a state batch); the extras are per-state numbers
-#: ``play_lockstep`` keeps those named in its ``extra_fields`` (float32 arrays under those field names).
+#: search over the A active episodes' states (a state batch). The extras are per-state numbers;
+#: ``play_lockstep`` keeps those named in its ``extra_fields`` (float32 arrays under those names).
 Chooser = Callable[[dict], tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]]
 
 
