@@ -14,7 +14,8 @@ import re
 import sys
 
 # The original project's defaults (faithfulness: the constants of its scripts).
-C_PUCT = 1.3  # PUCT exploration constant
+from Search_Tree import C_PUCT  # noqa: F401 - re-exported: the PUCT constant is the engine's
+
 MAX_MOVES = 40  # moves per episode before it counts as unsolved
 EVAL_SIMULATIONS = 1000  # MCTS simulations per move in the evaluation
 EXIT_USAGE = 2  # exit status of every error a user can fix: a bad flag, file, device or model

@@ -4,10 +4,12 @@ The semantics follow DeepMind mctx's ``gumbel_muzero_policy`` with
 ``qtransform_completed_by_mix_value``; ``tests/reference_gumbel.py`` is a plain one-tree
 implementation that this engine is tested against (same numbers, bit for bit).
 
-* Environment: single agent, deterministic, no discount. A leaf is worth 1.0 if solved
-  (terminal: never expanded, worth 1.0 at every visit), else the network's value, as in
-  ``MCTS_Core``. Every move earns ``step_reward`` (default -0.03: the network's value scale,
-  v = 1 - 0.03 * moves to solve, read as a cost per move), so an edge's return is the step
+* Environment: the game's (``Games``; default the 2x2: single agent, deterministic, no
+  discount). A leaf is worth the game's terminal value if terminal (never expanded; a solved
+  cube: 1.0 at every visit), else the network's value, as in ``MCTS_Core``. A two-player game
+  (discount -1) negates the return at each ply (``Search_Tree``). Every move earns
+  ``step_reward`` (default ``-game.move_cost``: the cube's -0.03 of the network's value scale,
+  v = 1 - 0.03 * moves to solve, read as a cost per move; 0 for a game), so an edge's return is the step
   reward plus the return below it, and Q(a) = W(a) / N(a) is the mean return through a
   (mctx: Q = reward + discount * value). ``step_reward=0`` gives ``MCTS_Core``'s convention,
   but then a subtree that found any solution averages towards 1 however long its way, and
@@ -37,41 +39,34 @@ implementation that this engine is tested against (same numbers, bit for bit).
 * Outputs per root: the Sequential Halving winner (best g + logits + sigma(q_hat) among the
   actions with the most visits), the policy target softmax(logits + sigma(completed Q))
   (0 for illegal actions), the root value (v_raw + sum W) / (1 + sum N), the visit counts.
-  A solved root is not searched: action ``NO_ACTION``, zero policy and visits, value 1.0.
+  A terminal root is not searched: action ``NO_ACTION``, zero policy and visits, value the
+  game's terminal value (a solved cube: 1.0).
 
-Layout as ``MCTS_Core``: the B trees live in flat arrays indexed by ``tree * max_nodes +
-node``; per node the child statistics (N, W, logits, prior probabilities) are one ``(4, 12)``
-block gathered once per tree level; one evaluator call per simulation step for the new leaves
+Layout as ``MCTS_Core``: one ``Search_Tree.SearchTree`` of B trees in flat arrays indexed by
+``tree * max_nodes + node``; per node the child statistics (N, W, logits, prior probabilities)
+are one ``(4, A)`` block gathered once per tree level; one evaluator call per simulation step for the new leaves
 of all trees. Row sums are sequential (``cumsum``), so that they equal a plain loop exactly.
 """
 
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass, field
 
 import numpy as np
 import torch
 
-from MCTS_Core import UNVISITED, Evaluator, NetworkEvaluator
+from Games import Game, get_game
+from MCTS_Core import NetworkEvaluator
 from Policy_Value_Net import VALUE_PER_MOVE, eval_mode
-from Rubik2x2Env import (
-    NO_ACTION,
-    NUM_ACTIONS,
-    NUM_STICKERS,
-    batch_apply_moves,
-    batch_is_solved,
-    batch_scramble,
-    legal_action_mask,
-    next_face_count,
-)
-from Self_Play import EpisodeResults
+from Search_Tree import N_ROW, W_ROW, Evaluator, SearchTree, take_rows
+from Self_Play import EpisodeResults, play_lockstep
 
 C_VISIT, C_SCALE, EPSILON = 50.0, 0.1, 1e-8  # mctx defaults (maxvisit_init, value_scale, epsilon)
 STEP_REWARD = -VALUE_PER_MOVE  # the value scale's cost of one move (v = 1 - 0.03 * moves to solve)
 PRIOR_FLOOR = float(np.finfo(np.float32).tiny)  # keeps log(prior) finite for a legal action
-_N, _W, _LOGIT, _PROB = 0, 1, 2, 3  # rows of the packed per-node child statistics
+NO_ACTION = -1  # the action of a terminal root, which is not searched
+_LOGIT, _PROB = 2, 3  # the search rows of the tree's per-node statistics, after N and W
 
 
 # --------------------------------------------------------------------------- Sequential Halving schedule
@@ -153,7 +148,7 @@ class GumbelResult:
     visits: np.ndarray  # [B, 12] float32 root visit counts (each row sums to n)
     q_values: np.ndarray  # [B, 12] float64 W / N at the root (0 where unvisited)
     gumbel: np.ndarray  # [B, 12] float64 the draw used (gumbel_scale included)
-    tree: _GumbelTree | None = None  # the search tree, for inspection
+    tree: SearchTree | None = None  # the search tree, for inspection
 
     def best_q(self) -> np.ndarray:
         """``[B]`` float32 the largest Q among the visited root moves (1.0 for a solved root). The
@@ -167,8 +162,10 @@ class GumbelResult:
 class GumbelMCTS:
     """Gumbel AlphaZero search over B roots in lockstep (see the module docstring).
 
-    ``evaluator`` (optional) replaces the network: cubes ``(n, 24)`` -> ``(priors (n, 12),
-    values (n,))``; by default a caching ``NetworkEvaluator`` of ``model``.
+    ``evaluator`` (optional) replaces the network: the game's evaluator inputs (the cube's
+    stickers ``(n, 24)``) -> ``(priors (n, A), values (n,))``; by default a caching
+    ``NetworkEvaluator`` of ``model``. ``step_reward`` (None: ``-game.move_cost``, the cube's
+    -0.03) is added to every edge's reward.
     """
 
     def __init__(
@@ -179,66 +176,64 @@ class GumbelMCTS:
         gumbel_scale: float = 1.0,
         c_visit: float = C_VISIT,
         c_scale: float = C_SCALE,
-        step_reward: float = STEP_REWARD,
+        step_reward: float | None = None,
         device: torch.device | str | None = None,
         evaluator: Evaluator | None = None,
         use_cache: bool = True,
+        game: str | Game | None = None,
     ):
         if num_simulations < 1 or max_considered < 1:
             raise ValueError("num_simulations and max_considered must be at least 1")
+        self.game = get_game(game)
         if evaluator is None:
             if model is None:
                 raise ValueError("GumbelMCTS needs a model or an evaluator")
-            evaluator = NetworkEvaluator(model, device, use_cache=use_cache)
+            evaluator = NetworkEvaluator(model, device, use_cache=use_cache, game=self.game)
         self.evaluator = evaluator
         self.num_simulations, self.max_considered = int(num_simulations), int(max_considered)
         self.gumbel_scale, self.c_visit, self.c_scale = float(gumbel_scale), float(c_visit), float(c_scale)
-        self.step_reward = float(step_reward)
+        self.step_reward = -float(self.game.move_cost) if step_reward is None else float(step_reward)
         self.table = considered_visit_table(self.max_considered, self.num_simulations)  # [m_max + 1, n]
 
     def run_batch(
         self,
-        root_cubes: np.ndarray,
+        roots,
         root_action_masks: np.ndarray | None = None,
-        root_last_actions: np.ndarray | None = None,
-        root_face_counts: np.ndarray | None = None,
+        *history,
         rng: np.random.Generator | None = None,
         gumbel: np.ndarray | None = None,
     ) -> GumbelResult:
-        """Search B roots ``(B, 24)``; the move history (last action, face count; default: none)
-        gives the root mask unless ``root_action_masks`` is given. ``gumbel`` ``(B, 12)``: a
-        fixed draw (used as is); else ``gumbel_scale * rng.gumbel(size=(B, 12))``, drawn for
-        every root, solved ones included."""
-        cubes = np.asarray(root_cubes).reshape(-1, NUM_STICKERS).astype(np.int8)
-        batch = len(cubes)
-        last = np.full(batch, NO_ACTION) if root_last_actions is None else np.asarray(root_last_actions).reshape(batch)
-        count = np.zeros(batch, np.intp) if root_face_counts is None else np.asarray(root_face_counts).reshape(batch)
-        legal = legal_action_mask(last, count) if root_action_masks is None else np.asarray(root_action_masks, bool)
-        legal = legal.reshape(batch, NUM_ACTIONS)
+        """Search B roots: a state batch (dict), or B positions for ``game.new_states(roots,
+        *history)`` (the cube's: ``(B, 24)`` stickers, the last actions and face counts; default
+        no history). The game's mask of each root applies unless ``root_action_masks`` is given.
+        ``gumbel`` ``(B, A)``: a fixed draw (used as is); else ``gumbel_scale * rng.gumbel(size=(B,
+        A))``, drawn for every root, terminal ones included."""
+        state = roots if isinstance(roots, dict) else self.game.new_states(roots, *history)
+        batch, actions = len(self.game.eval_input(state)), self.game.num_actions
+        legal = self.game.legal_mask(state) if root_action_masks is None else np.asarray(root_action_masks, bool)
+        legal = legal.reshape(batch, actions)
         if gumbel is None:
             rng = np.random.default_rng() if rng is None else rng
-            gumbel = self.gumbel_scale * rng.gumbel(size=(batch, NUM_ACTIONS))
-        gumbel = np.asarray(gumbel, dtype=np.float64).reshape(batch, NUM_ACTIONS)
+            gumbel = self.gumbel_scale * rng.gumbel(size=(batch, actions))
+        gumbel = np.asarray(gumbel, dtype=np.float64).reshape(batch, actions)
         result = GumbelResult(
             action=np.full(batch, NO_ACTION, np.int64),
-            policy=np.zeros((batch, NUM_ACTIONS), np.float32),
-            value=np.ones(batch, np.float32),
-            visits=np.zeros((batch, NUM_ACTIONS), np.float32),
-            q_values=np.zeros((batch, NUM_ACTIONS)),
+            policy=np.zeros((batch, actions), np.float32),
+            value=np.zeros(batch, np.float32),
+            visits=np.zeros((batch, actions), np.float32),
+            q_values=np.zeros((batch, actions)),
             gumbel=gumbel,
         )
-        todo = np.flatnonzero(~batch_is_solved(cubes))  # [B'] the roots searched
+        terminal = self.game.is_terminal(state)
+        result.value[terminal] = self.game.terminal_value(take_rows(state, np.flatnonzero(terminal)))
+        todo = np.flatnonzero(~terminal)  # [B'] the roots searched
         if len(todo) == 0:
             return result
         if not legal[todo].any(axis=1).all():
-            raise ValueError("every unsolved root needs a legal action")
-        tree = _GumbelTree(len(todo), self.num_simulations + 1, cubes[todo], last[todo], count[todo])
-        tree.expand(tree.tree_base, legal[todo], self.evaluator)
-        considered = np.minimum(self.max_considered, legal[todo].sum(axis=1))  # [B'] m per root
-        for sim in range(self.num_simulations):
-            tree.simulate(gumbel[todo], self.table[considered, sim], self.evaluator, self)
-        s = tree.stats[tree.tree_base]  # [B', 4, 12]
-        n, w, logits = s[:, _N], s[:, _W], s[:, _LOGIT]
+            raise ValueError("every non-terminal root needs a legal action")
+        tree = self._search(take_rows(state, todo), legal[todo], gumbel[todo])
+        s = tree.root_stats()  # [B', 4, A]
+        n, w, logits = s[:, N_ROW], s[:, W_ROW], s[:, _LOGIT]
         raw = tree.raw_value[tree.tree_base]
         sigma = transformed_q(n, w, s[:, _PROB], raw, logits > -np.inf, self.c_visit, self.c_scale)
         result.action[todo] = _root_scores(gumbel[todo], logits, sigma, n, n.max(axis=1)).argmax(axis=1)
@@ -249,84 +244,32 @@ class GumbelMCTS:
         result.tree = tree
         return result
 
+    def _search(self, state: dict, legal: np.ndarray, gumbel: np.ndarray) -> SearchTree:
+        """The tree of ``num_simulations`` simulations from the non-terminal roots ``state``."""
+        tree = SearchTree(self.game, state, self.num_simulations + 1, _logit_rows, 2, self.step_reward)
+        tree.expand(tree.tree_base, legal, self.evaluator)
+        considered = self.table[np.minimum(self.max_considered, legal.sum(axis=1))]  # [B', n] schedule per root
 
-class _GumbelTree:
-    """B search trees as flat arrays; a node's flat index is ``tree * max_nodes + node``."""
-
-    def __init__(self, batch: int, max_nodes: int, root_cubes: np.ndarray, root_last: np.ndarray, root_count):
-        self.batch, self.max_nodes = batch, max_nodes
-        size = batch * max_nodes
-        self.tree_base = np.arange(batch, dtype=np.intp) * max_nodes  # [B] flat index of each root
-        self.cube = np.zeros((size, NUM_STICKERS), dtype=np.int8)  # [B*M, 24]
-        self.last_action = np.full(size, NO_ACTION, dtype=np.intp)  # [B*M] move into the node
-        self.face_count = np.zeros(size, dtype=np.intp)  # [B*M] repeats of that move's face
-        self.expanded = np.zeros(size + 1, dtype=bool)  # [B*M + 1]; last slot: sentinel for UNVISITED
-        self.children = np.full(size * NUM_ACTIONS, UNVISITED, dtype=np.intp)  # [B*M*12] flat child index
-        self.stats = np.zeros((size, 4, NUM_ACTIONS), dtype=np.float64)  # [B*M, (N, W, logit, prob), 12]
-        self.raw_value = np.zeros(size, dtype=np.float64)  # [B*M] network value of the node
-        self.num_nodes = np.ones(batch, dtype=np.intp)  # [B] nodes allocated per tree
-        self.cube[self.tree_base] = root_cubes
-        self.last_action[self.tree_base] = root_last
-        self.face_count[self.tree_base] = root_count
-
-    def expand(self, nodes: np.ndarray, legal: np.ndarray, evaluator: Evaluator) -> np.ndarray:
-        """Evaluate the unsolved ``nodes`` ``[k]`` and store their logits (``legal`` ``[k, 12]``).
-        Returns the leaf values ``[k]``: 1.0 for solved nodes (never expanded)."""
-        values = np.ones(len(nodes), dtype=np.float64)
-        todo = np.flatnonzero(~batch_is_solved(self.cube[nodes]))
-        if len(todo):
-            n = nodes[todo]
-            priors, v = evaluator(self.cube[n])
-            logits = np.where(legal[todo], np.log(np.maximum(priors.astype(np.float64), PRIOR_FLOOR)), -np.inf)
-            self.stats[n, _LOGIT] = logits
-            self.stats[n, _PROB] = _softmax(logits)
-            self.raw_value[n] = values[todo] = v
-            self.expanded[n] = True
-        return values
-
-    def simulate(self, gumbel: np.ndarray, considered: np.ndarray, evaluator: Evaluator, cfg: GumbelMCTS) -> None:
-        """One simulation in every tree: ``gumbel`` ``[B, 12]``, ``considered`` ``[B]`` the visit
-        count the root action must have (Sequential Halving); ``cfg``: c_visit, c_scale, step_reward."""
-        node = self.tree_base
-        pos = np.arange(self.batch)  # trees still descending
-        path: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # per depth: (nodes, actions, trees)
-        leaf_parent = np.empty(self.batch, dtype=np.intp)
-        leaf_action = np.empty(self.batch, dtype=np.intp)
-        leaf_child = np.empty(self.batch, dtype=np.intp)
-        while len(pos):
-            s = self.stats[node]  # [k, 4, 12], one gather per level
-            n, logits = s[:, _N], s[:, _LOGIT]
+        def select(tree: SearchTree, nodes: np.ndarray, tree_ids: np.ndarray, depth: int) -> np.ndarray:
+            s = tree.stats[nodes]  # [k, 4, A], one gather per level
+            n, logits = s[:, N_ROW], s[:, _LOGIT]
             legal = logits > -np.inf
-            sigma = transformed_q(n, s[:, _W], s[:, _PROB], self.raw_value[node], legal, cfg.c_visit, cfg.c_scale)
-            if not path:  # the roots: Sequential Halving
-                score = _root_scores(gumbel, logits, sigma, n, considered)
-            else:
-                score = _softmax(logits + sigma) - n / (1.0 + _rowsum(n))[:, None]
-                score[~legal] = -np.inf
-            action = score.argmax(axis=1)
-            child = self.children[node * NUM_ACTIONS + action]
-            path.append((node, action, pos))
-            leaf_parent[pos], leaf_action[pos], leaf_child[pos] = node, action, child
-            go_on = self.expanded[child]  # UNVISITED reads the always-False sentinel
-            node, pos = child[go_on], pos[go_on]
+            sigma = transformed_q(n, s[:, W_ROW], s[:, _PROB], tree.raw_value[nodes], legal, self.c_visit, self.c_scale)
+            if depth == 0:  # the roots: Sequential Halving
+                return _root_scores(gumbel[tree_ids], logits, sigma, n, considered[tree_ids, sim]).argmax(axis=1)
+            score = _softmax(logits + sigma) - n / (1.0 + _rowsum(n))[:, None]
+            score[~legal] = -np.inf
+            return score.argmax(axis=1)
 
-        new = np.flatnonzero(leaf_child == UNVISITED)  # first visits; the others reached a solved leaf
-        values = np.ones(self.batch, dtype=np.float64)
-        if len(new):
-            parent, action = leaf_parent[new], leaf_action[new]
-            ids = self.tree_base[new] + self.num_nodes[new]
-            self.num_nodes[new] += 1
-            self.children[parent * NUM_ACTIONS + action] = ids
-            self.cube[ids] = batch_apply_moves(self.cube[parent], action)
-            self.last_action[ids] = action
-            self.face_count[ids] = next_face_count(self.last_action[parent], self.face_count[parent], action)
-            values[new] = self.expand(ids, legal_action_mask(action, self.face_count[ids]), evaluator)
-        # Backup from the leaf up: the return G of an edge is the step reward plus the return
-        # of the edge below it (the leaf's value at the bottom).
-        for nodes, actions, trees in reversed(path):
-            values[trees] += cfg.step_reward
-            self.stats[nodes, _N, actions] += 1.0
-            self.stats[nodes, _W, actions] += values[trees]
+        for sim in range(self.num_simulations):
+            tree.simulate(select, self.evaluator)
+        return tree
+
+
+def _logit_rows(priors: np.ndarray, legal: np.ndarray) -> np.ndarray:
+    """``[k, 2, A]`` logits ``log(prior)`` (-inf where illegal) and their softmax of new nodes."""
+    logits = np.where(legal, np.log(np.maximum(priors, PRIOR_FLOOR)), -np.inf)
+    return np.stack([logits, _softmax(logits)], axis=1)
 
 
 # --------------------------------------------------------------------------- episodes
@@ -419,26 +362,27 @@ class GumbelEpisodeResults(EpisodeResults):
 
 def play_gumbel_episodes(
     model_or_evaluator: torch.nn.Module | Evaluator | None,
-    start_cubes: np.ndarray,
+    start_cubes,
     num_simulations: int,
     max_episode_steps: int,
     rng: np.random.Generator | None = None,
     *,
     max_considered: int = 16,
     gumbel_scale: float = 0.0,
-    step_reward: float = STEP_REWARD,
+    step_reward: float | None = None,
     device=None,
     use_cache: bool = True,
     search: GumbelMCTS | None = None,
+    game: str | Game | None = None,
 ) -> GumbelEpisodeResults:
-    """Play one episode from each of ``start_cubes`` ``(E, 24)`` in lockstep, as
-    ``Self_Play.play_episodes`` does, each move being the Sequential Halving winner of a
-    Gumbel search from the current cube with the episode's move history. ``gumbel_scale``: 0
-    (default, greedy evaluation) plays deterministically; 1 samples the move as the paper's
-    self-play does. Per searched state: the cube, the policy target, the root value and the
-    best root move's Q. A cube solved at the start counts as solved in 0 moves. ``search``
-    reuses a ``GumbelMCTS`` (and its evaluation cache) and then overrides the other search
-    settings.
+    """Play one episode from each of ``start_cubes`` (E positions, e.g. ``(E, 24)`` cubes, or a
+    state batch) in lockstep (``Self_Play.play_lockstep``), each move being the Sequential
+    Halving winner of a Gumbel search from the current state (with the episode's history).
+    ``gumbel_scale``: 0 (default, greedy evaluation) plays deterministically; 1 samples the
+    move as the paper's self-play does. Per searched state: the state, the policy target, the
+    root value and the best root move's Q. A cube solved at the start counts as solved in 0
+    moves. ``search`` reuses a ``GumbelMCTS`` (its game and evaluation cache) and then
+    overrides the other search settings.
     """
     rng = np.random.default_rng() if rng is None else rng
     if search is None:
@@ -456,42 +400,15 @@ def play_gumbel_episodes(
             device=device,
             evaluator=evaluator,
             use_cache=use_cache,
+            game=game,
         )
-    cubes = np.asarray(start_cubes).reshape(-1, NUM_STICKERS).astype(np.int8)
-    n_episodes = len(cubes)
-    results = GumbelEpisodeResults(cubes.copy(), [[] for _ in range(n_episodes)], batch_is_solved(cubes))
-    states: list[list[np.ndarray]] = [[] for _ in range(n_episodes)]
-    policies: list[list[np.ndarray]] = [[] for _ in range(n_episodes)]
-    values: list[list[float]] = [[] for _ in range(n_episodes)]
-    best_q: list[list[float]] = [[] for _ in range(n_episodes)]
-    last = np.full(n_episodes, NO_ACTION, dtype=np.intp)
-    count = np.zeros(n_episodes, dtype=np.intp)
-    start = time.perf_counter()
-    net_before = getattr(search.evaluator, "network_states", 0)
-    for _ in range(max_episode_steps):
-        active = np.flatnonzero(~results.solved)  # [A]
-        if len(active) == 0:
-            break
-        out = search.run_batch(cubes[active], None, last[active], count[active], rng=rng)
-        best = out.best_q()
-        results.simulations += len(active) * search.num_simulations
-        for j, e in enumerate(active.tolist()):
-            states[e].append(cubes[e].copy())
-            policies[e].append(out.policy[j])
-            values[e].append(float(out.value[j]))
-            best_q[e].append(float(best[j]))
-            results.actions[e].append(int(out.action[j]))
-        cubes[active] = batch_apply_moves(cubes[active], out.action)
-        count[active] = next_face_count(last[active], count[active], out.action)
-        last[active] = out.action
-        results.solved[active] = batch_is_solved(cubes[active])
-    results.states = [np.array(s, dtype=np.int8).reshape(-1, NUM_STICKERS) for s in states]
-    results.policies = [np.array(p, dtype=np.float32).reshape(-1, NUM_ACTIONS) for p in policies]
-    results.root_values = [np.array(v, dtype=np.float32) for v in values]
-    results.best_q = [np.array(v, dtype=np.float32) for v in best_q]
-    results.seconds = time.perf_counter() - start
-    results.network_states = getattr(search.evaluator, "network_states", 0) - net_before
-    return results
+
+    def choose(states: dict):
+        out = search.run_batch(states, rng=rng)
+        return out.action, out.policy, {"root_values": out.value, "best_q": out.best_q()}
+
+    extras = ("root_values", "best_q")
+    return play_lockstep(search, start_cubes, max_episode_steps, choose, GumbelEpisodeResults, extras)
 
 
 def gumbel_self_play(
@@ -511,7 +428,7 @@ def gumbel_self_play(
     Gumbel noise of ``gumbel_scale`` (1: the paper's self-play, a sample of the improved policy),
     ``model`` in eval mode meanwhile. The policy targets are the completed-Q policies."""
     with eval_mode(model):
-        start_cubes, _ = batch_scramble(rng, num_episodes, scramble_len)
+        start_cubes, _ = get_game(None).scramble(rng, num_episodes, scramble_len)
         results = play_gumbel_episodes(
             model,
             start_cubes,

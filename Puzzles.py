@@ -10,6 +10,8 @@ everywhere, and every 2x2 path reads the same arrays and functions as before, so
 are unchanged.
 
 ``add_puzzle_flag(parser)`` adds ``--puzzle 2x2|3x3``; ``get_puzzle(name)`` looks one up.
+A ``Puzzle`` is also a ``Games.Game`` (state batches of stickers, last move and face count;
+discount +1; the original MCTS's leaf quirk), which is how the search and self-play see it.
 """
 
 from __future__ import annotations
@@ -131,6 +133,66 @@ class Puzzle:
     def replay(self, cube: np.ndarray, actions) -> np.ndarray:
         """One cube after a sequence of actions."""
         return self.model.apply_moves(cube, actions)
+
+    # -- the game interface (Games.Game): a state batch is {stickers, last_action, face_count} --
+    #: One agent: a value is never negated between plies (Games.Game.discount).
+    discount = 1.0
+    #: The original's MCTS updates the leaf edge twice per simulation (Search_Tree's quirk).
+    leaf_quirk = True
+
+    @property
+    def obs_shape(self) -> tuple[int, ...]:
+        return (self.obs_dim,)
+
+    @property
+    def move_cost(self) -> float:
+        """The value of one move on the network's scale (the Gumbel search's step cost)."""
+        return self.value_per_move
+
+    def new_states(self, cubes: np.ndarray, last_action=None, face_count=None) -> dict[str, np.ndarray]:
+        """A state batch of ``(B, num_stickers)`` cubes (or any shape of B cubes) reached by
+        ``last_action`` ``(B,)`` turned ``face_count`` ``(B,)`` times in a row (default: no move yet)."""
+        stickers = np.asarray(cubes).reshape(-1, self.num_stickers).astype(np.int8)
+        batch = len(stickers)
+        last = np.full(batch, Cube_Model.NO_ACTION, np.intp) if last_action is None else last_action
+        count = np.zeros(batch, np.intp) if face_count is None else face_count
+        return {
+            "stickers": stickers,
+            "last_action": np.asarray(last, np.intp).reshape(batch),
+            "face_count": np.asarray(count, np.intp).reshape(batch),
+        }
+
+    def legal_mask(self, state: dict) -> np.ndarray:
+        """``(B, 12)`` bool: the mask rule after each state's last move."""
+        return Cube_Model.legal_action_mask(state["last_action"], state["face_count"])
+
+    def step(self, state: dict, actions: np.ndarray) -> dict[str, np.ndarray]:
+        """The state batch after ``actions`` ``(B,)``."""
+        return {
+            "stickers": self.apply(state["stickers"], actions),
+            "last_action": np.asarray(actions, np.intp),
+            "face_count": Cube_Model.next_face_count(state["last_action"], state["face_count"], actions),
+        }
+
+    def reward(self, state: dict, actions: np.ndarray, next_state: dict) -> np.ndarray:
+        """``(B,)`` 0.0: a cube's worth is its terminal value (the step cost is the search's)."""
+        return np.zeros(len(actions))
+
+    def is_terminal(self, state: dict) -> np.ndarray:
+        return self.is_solved(state["stickers"])
+
+    def terminal_value(self, state: dict) -> np.ndarray:
+        """``(B,)`` float64 1.0: a solved cube (the only terminal state)."""
+        return np.ones(len(state["stickers"]))
+
+    def eval_input(self, state: dict) -> np.ndarray:
+        """``(B, num_stickers)`` int8: what an evaluator sees (``encode`` and ``state_keys`` read it)."""
+        return state["stickers"]
+
+    def symmetries(self, inputs: np.ndarray, policies: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The equivalent ``(inputs, policies)`` pairs for augmentation: the batch itself (the
+        cube's symmetry classes are the sweep's business, not the training step's)."""
+        return [(inputs, policies)]
 
     # -- the shared rules, as every puzzle has them -----------------------------------------
     # (Class attributes, not fields: the 12 actions and their rules are the same for every cube.)

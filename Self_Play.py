@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -23,21 +23,10 @@ import torch
 from tqdm.auto import tqdm
 
 from Action_MCTS import pick_action_from_mcts, pick_actions_batch
-from Cli import C_PUCT
+from Games import DEFAULT_GAME, Game, get_game
 from MCTS_Core import MCTS, Evaluator
 from Policy_Value_Net import eval_mode
-from Rubik2x2Env import (
-    NO_ACTION,
-    NUM_ACTIONS,
-    NUM_STICKERS,
-    batch_apply_moves,
-    batch_is_solved,
-    batch_onehot,
-    batch_scramble,
-    is_solved,
-    legal_action_mask,
-    next_face_count,
-)
+from Search_Tree import C_PUCT, take_rows
 
 
 def solved_value(moves: int) -> float:
@@ -49,20 +38,31 @@ UNSOLVED_VALUE = -1.0
 #: The original passes temperature 0.3 to its greedy evaluation episodes; greedy play ignores it.
 EVAL_TEMPERATURE = 0.3
 VALUE_TARGETS = ("episode", "remaining")
+#: A game's value target: each state gets the final state's terminal value, times the discount
+#: once per move between them (two players: the sign of the player to move).
+OUTCOME_TARGET = "outcome"
+
+#: ``choose(states) -> (actions (A,), policy targets (A, num_actions), extras {name: (A,)})``: one
+#: search over the A active episodes' states (a state batch). The extras are per-state numbers;
+#: ``play_lockstep`` keeps those named in its ``extra_fields`` (float32 arrays under those names).
+Chooser = Callable[[dict], tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]]
 
 
 @dataclass
 class EpisodeResults:
-    """What a batch of episodes produced. Per-episode arrays have length E."""
+    """What a batch of episodes produced. Per-episode arrays have length E. States are the
+    game's evaluator inputs (``game.eval_input``; the cube's: ``(24,)`` int8 stickers)."""
 
-    start_cubes: np.ndarray  # [E, 24] int8
+    start_cubes: np.ndarray  # [E, ...] the start states' evaluator inputs (cubes: [E, 24] int8)
     actions: list[list[int]]  # moves played, per episode
-    solved: np.ndarray  # [E] bool
-    states: list[np.ndarray] = field(default_factory=list)  # per episode: [n_e, 24] int8 cubes searched
-    policies: list[np.ndarray] = field(default_factory=list)  # per episode: [n_e, 12] float32 pi targets
+    solved: np.ndarray  # [E] bool: the episode reached a terminal state (a cube: solved)
+    states: list[np.ndarray] = field(default_factory=list)  # per episode: [n_e, ...] the states searched
+    policies: list[np.ndarray] = field(default_factory=list)  # per episode: [n_e, A] float32 pi targets
     simulations: int = 0  # MCTS simulations run in total (every move's search counted)
     seconds: float = 0.0
     network_states: int = 0  # states the network evaluated (after the cache)
+    game: str = DEFAULT_GAME  # the registry name of the game played
+    final_values: np.ndarray | None = None  # [E] float64 terminal value of each ended episode's last state, else 0
 
     @property
     def lengths(self) -> np.ndarray:
@@ -84,6 +84,8 @@ class EpisodeResults:
         that episode gets ``max(0.4, 1 - 0.03 (n - t))``, the moves still needed from it, so
         the value can tell a state close to solved from one far away. Unsolved: -1 either way.
         """
+        if value_target == OUTCOME_TARGET:
+            return self.outcome_values()
         if value_target not in VALUE_TARGETS:
             raise ValueError(f"value_target must be one of {VALUE_TARGETS}, got {value_target!r}")
         out = []
@@ -95,12 +97,22 @@ class EpisodeResults:
                 out.append(np.full(n, z, dtype=np.float32))
         return out
 
+    def outcome_values(self) -> list[np.ndarray]:
+        """Per episode ``[n_e]`` float32: the state t moves in gets ``final_value * discount ** (n_e - t)``
+        (its value for its player to move when the game ended as it did; 0 for unfinished episodes)."""
+        discount = get_game(self.game).discount
+        return [
+            (final * discount ** (len(actions) - np.arange(len(actions)))).astype(np.float32)
+            for actions, final in zip(self.actions, self.final_values)
+        ]
+
     def dataset(self, value_target: str = "episode", **options) -> list[tuple[np.ndarray, np.ndarray, float]]:
-        """The original's dataset: ``(observation (144,), pi (12,), z)`` for every searched state,
+        """The original's dataset: ``(observation (obs_shape), pi (A,), z)`` for every searched state,
         episode by episode (``options`` go to ``state_values``)."""
         data = []
-        for cubes, pis, zs in zip(self.states, self.policies, self.state_values(value_target, **options)):
-            for obs, pi, z in zip(batch_onehot(cubes), pis, zs.tolist()):
+        encode = get_game(self.game).encode
+        for inputs, pis, zs in zip(self.states, self.policies, self.state_values(value_target, **options)):
+            for obs, pi, z in zip(encode(inputs), pis, zs.tolist()):
                 data.append((obs, pi, z))
         return data
 
@@ -112,9 +124,72 @@ def visits_to_policy(visits: np.ndarray) -> np.ndarray:
     return np.where(total > 0, visits / np.where(total > 0, total, 1.0), uniform).astype(np.float32)
 
 
+def play_lockstep(
+    search,
+    starts,
+    max_episode_steps: int,
+    choose: Chooser,
+    results: type[EpisodeResults] = EpisodeResults,
+    extra_fields: tuple[str, ...] = (),
+    progress: bool = False,
+    desc: str = "self-play",
+) -> EpisodeResults:
+    """Play one episode from each of the E ``starts`` (a state batch of ``search.game``, or E
+    positions for ``game.new_states``), all in lockstep: every move, ``choose`` searches the
+    states of the episodes not ended yet and its actions are played, for up to
+    ``max_episode_steps`` moves. An episode starting in a terminal state ends there with 0
+    moves. ``search`` (an ``MCTS`` or a ``GumbelMCTS``) gives the game, the simulations per
+    move and the evaluator whose network states are counted. Returns a ``results`` (an
+    ``EpisodeResults`` class) with the searched states, policy targets, the moves, the counts,
+    and per episode an array of each of ``choose``'s extras named in ``extra_fields``.
+    """
+    game, evaluator = search.game, search.evaluator
+    start_state = starts if isinstance(starts, dict) else game.new_states(starts)
+    state = {key: np.array(value) for key, value in start_state.items()}
+    first = game.eval_input(state)
+    n_episodes = len(first)
+    out = results(first.copy(), [[] for _ in range(n_episodes)], game.is_terminal(state), game=game.name)
+    states: list[list[np.ndarray]] = [[] for _ in range(n_episodes)]
+    policies: list[list[np.ndarray]] = [[] for _ in range(n_episodes)]
+    extras: dict[str, list[list[float]]] = {key: [[] for _ in range(n_episodes)] for key in extra_fields}
+    start = time.perf_counter()
+    net_before = getattr(evaluator, "network_states", 0)
+    bar = tqdm(range(max_episode_steps), desc=desc, unit="move", leave=False, disable=not progress)
+    for _ in bar:
+        active = np.flatnonzero(~out.solved)  # [A]
+        if len(active) == 0:
+            break
+        bar.set_postfix(active=len(active))
+        now = take_rows(state, active)
+        actions, pis, extra = choose(now)
+        out.simulations += len(active) * search.num_simulations
+        inputs = game.eval_input(now)
+        for j, e in enumerate(active.tolist()):
+            states[e].append(inputs[j].copy())
+            policies[e].append(pis[j])
+            for key, lists in extras.items():
+                lists[e].append(float(extra[key][j]))
+            out.actions[e].append(int(actions[j]))
+        after = game.step(now, actions)
+        for key, value in after.items():
+            state[key][active] = value
+        out.solved[active] = game.is_terminal(after)
+    bar.close()
+    out.states = [np.array(s, dtype=first.dtype).reshape(-1, *first.shape[1:]) for s in states]
+    out.policies = [np.array(p, dtype=np.float32).reshape(-1, game.num_actions) for p in policies]
+    for key, lists in extras.items():
+        setattr(out, key, [np.array(v, dtype=np.float32) for v in lists])
+    ended = np.flatnonzero(out.solved)
+    out.final_values = np.zeros(n_episodes)
+    out.final_values[ended] = game.terminal_value(take_rows(state, ended))
+    out.seconds = time.perf_counter() - start
+    out.network_states = getattr(evaluator, "network_states", 0) - net_before
+    return out
+
+
 def play_episodes(
     model: torch.nn.Module | None,
-    start_cubes: np.ndarray,
+    start_cubes,
     max_episode_steps: int,
     num_simulations: int,
     select_mode: str = "greedy",
@@ -126,53 +201,29 @@ def play_episodes(
     progress: bool = False,
     desc: str = "self-play",
     mcts: MCTS | None = None,
+    game: str | Game | None = None,
 ) -> EpisodeResults:
-    """Play one episode from each of ``start_cubes`` ``(E, 24)``, all in lockstep.
+    """Play one episode from each of ``start_cubes`` (B positions, e.g. ``(E, 24)`` cubes, or a
+    state batch), all in lockstep (``play_lockstep``), each move picked from the visit counts
+    of a PUCT search (``select_mode``, ``temperature``: ``pick_actions_batch``).
 
-    The move mask follows the env's rules (no inverse of the last move; no third turn of a
-    face). A cube that is already solved at the start counts as solved in 0 moves.
+    The move mask follows the game's rules (the cube's: no inverse of the last move; no third
+    turn of a face). A cube that is already solved at the start counts as solved in 0 moves.
     ``mcts`` may be given to reuse a search object (and its cache) across calls with the
-    same weights; otherwise one is made here.
+    same weights (its game is then played); otherwise one is made here.
     """
     rng = np.random.default_rng() if rng is None else rng
-    cubes = np.asarray(start_cubes).reshape(-1, NUM_STICKERS).astype(np.int8)
-    n_episodes = len(cubes)
     if mcts is None:
-        mcts = MCTS(model, c_puct=c_puct, num_simulations=num_simulations, device=device, use_cache=use_cache)
-    results = EpisodeResults(
-        start_cubes=cubes.copy(), actions=[[] for _ in range(n_episodes)], solved=batch_is_solved(cubes)
-    )
-    states: list[list[np.ndarray]] = [[] for _ in range(n_episodes)]
-    policies: list[list[np.ndarray]] = [[] for _ in range(n_episodes)]
-    last = np.full(n_episodes, NO_ACTION, dtype=np.intp)
-    count = np.zeros(n_episodes, dtype=np.intp)
-    start = time.perf_counter()
-    net_before = getattr(mcts.evaluator, "network_states", 0)
-    bar = tqdm(range(max_episode_steps), desc=desc, unit="move", leave=False, disable=not progress)
-    for _ in bar:
-        active = np.flatnonzero(~results.solved)
-        if len(active) == 0:
-            break
-        bar.set_postfix(active=len(active))
-        masks = legal_action_mask(last[active], count[active])
-        visits = mcts.run_batch(cubes[active], masks, last[active], count[active])
-        results.simulations += len(active) * mcts.num_simulations
-        pis = visits_to_policy(visits)
-        actions = pick_actions_batch(visits, select_mode, temperature, rng, masks)
-        for j, e in enumerate(active.tolist()):
-            states[e].append(cubes[e].copy())
-            policies[e].append(pis[j])
-            results.actions[e].append(int(actions[j]))
-        cubes[active] = batch_apply_moves(cubes[active], actions)
-        count[active] = next_face_count(last[active], count[active], actions)
-        last[active] = actions
-        results.solved[active] = batch_is_solved(cubes[active])
-    bar.close()
-    results.states = [np.array(s, dtype=np.int8).reshape(-1, NUM_STICKERS) for s in states]
-    results.policies = [np.array(p, dtype=np.float32).reshape(-1, NUM_ACTIONS) for p in policies]
-    results.seconds = time.perf_counter() - start
-    results.network_states = getattr(mcts.evaluator, "network_states", 0) - net_before
-    return results
+        mcts = MCTS(
+            model, c_puct=c_puct, num_simulations=num_simulations, device=device, use_cache=use_cache, game=game
+        )
+
+    def choose(states: dict):
+        masks = mcts.game.legal_mask(states)
+        visits = mcts.run_batch(states, masks)
+        return pick_actions_batch(visits, select_mode, temperature, rng, masks), visits_to_policy(visits), {}
+
+    return play_lockstep(mcts, start_cubes, max_episode_steps, choose, progress=progress, desc=desc)
 
 
 def play_greedy(
@@ -230,11 +281,11 @@ def greedy_solve(
     """
     mcts = MCTS(model, c_puct=c_puct, num_simulations=num_simulations, device=device, evaluator=evaluator)
     for _ in range(max_steps):
-        if is_solved(env.cube):
+        state = mcts.game.new_states(env.cube[None], np.array([env.last_action]), np.array([env.face_count]))
+        if mcts.game.is_terminal(state)[0]:
             return
-        last, count = np.array([env.last_action]), np.array([env.face_count])
-        mask = legal_action_mask(last, count)  # (1, 12)
-        visits = mcts.run_batch(env.cube[None], mask, last, count)[0]
+        mask = mcts.game.legal_mask(state)  # (1, 12)
+        visits = mcts.run_batch(state, mask)[0]
         # (greedy_solve must repeat itself: no random choice among the legal moves here)
         action = pick_action_from_mcts(visits, mask=mask[0]) if visits.sum() > 0 else int(np.flatnonzero(mask[0])[0])
         env.step(action)
@@ -265,7 +316,7 @@ def generate_self_play_data(
     """
     rng = np.random.default_rng() if rng is None else rng
     with eval_mode(model):
-        start_cubes, _ = batch_scramble(rng, num_episodes, scramble_len)
+        start_cubes, _ = get_game(None).scramble(rng, num_episodes, scramble_len)
         results = play_episodes(
             model,
             start_cubes,

@@ -100,3 +100,75 @@ class ReferenceMCTS:
         leaf.N += 1
         leaf.W += value
         leaf.Q = leaf.W / leaf.N
+
+
+class GameNode:
+    """A node of ``ReferenceGameMCTS``: one state (a 1-row state batch) and the edge into it."""
+
+    def __init__(self, state, prior=0.0, reward=0.0):
+        self.state = state
+        self.prior = prior
+        self.reward = reward  # of the move into this node, for the player who made it
+        self.children: dict[int, GameNode] = {}
+        self.N = 0
+        self.W = 0.0  # sum of the returns for the player to move at the parent
+
+
+class ReferenceGameMCTS:
+    """A plain one-tree PUCT MCTS over a ``Games.Game`` with reward and discount per move: with
+    discount -1 (two players) it is negamax, the value negated at each ply. No leaf quirk.
+
+    ``evaluate(inputs) -> (priors (A,), value)`` for one state's ``game.eval_input`` row.
+    Simulation 1 expands the root; every later one descends by the same PUCT rule as
+    ``ReferenceMCTS`` over the legal children, reaches a terminal leaf (worth
+    ``game.terminal_value``) or a new one (expanded, worth the evaluator's value), and adds
+    ``reward + discount * (return below)`` to W of each edge on the way up.
+    """
+
+    def __init__(self, game, evaluate, c_puct=1.3, num_simulations=200):
+        self.game, self.evaluate = game, evaluate
+        self.c_puct, self.num_simulations = c_puct, num_simulations
+
+    def run(self, state) -> tuple[np.ndarray, np.ndarray]:
+        """``(visits (A,), Q (A,))`` at the root of one state (a 1-row state batch); Q = W / N, 0 unvisited."""
+        root = GameNode(state)
+        for _ in range(self.num_simulations):
+            path = self._select(root)
+            leaf = path[-1] if path else root
+            self._backup(path, self._expand_and_evaluate(leaf))
+        visits, q = np.zeros(self.game.num_actions, np.float32), np.zeros(self.game.num_actions)
+        for a, child in root.children.items():
+            visits[a], q[a] = child.N, child.W / child.N if child.N else 0.0
+        return visits, q
+
+    def _select(self, node) -> list[GameNode]:
+        path = []
+        while node.children:
+            total_n = sum(child.N for child in node.children.values())
+            best, best_score = None, -math.inf
+            for a in sorted(node.children):  # strict '>': ties go to the lowest action
+                child = node.children[a]
+                q = child.W / child.N if child.N > 0 else 0.0
+                score = q + self.c_puct * child.prior * np.sqrt(total_n + 1e-8) / (1 + child.N)
+                if score > best_score:
+                    best, best_score = a, score
+            node = node.children[best]
+            path.append(node)
+        return path
+
+    def _expand_and_evaluate(self, leaf) -> float:
+        if self.game.is_terminal(leaf.state)[0]:
+            return float(self.game.terminal_value(leaf.state)[0])
+        priors, value = self.evaluate(self.game.eval_input(leaf.state)[0])
+        for a in np.flatnonzero(self.game.legal_mask(leaf.state)[0]):
+            action = np.array([a])
+            child = self.game.step(leaf.state, action)
+            reward = float(self.game.reward(leaf.state, action, child)[0])
+            leaf.children[int(a)] = GameNode(child, float(priors[a]), reward)
+        return float(value)
+
+    def _backup(self, path, value) -> None:
+        for node in reversed(path):
+            value = node.reward + self.game.discount * value
+            node.N += 1
+            node.W += value
