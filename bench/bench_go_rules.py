@@ -9,12 +9,11 @@ mask and a move for the whole batch) and as state steps per second (times the ba
 
 from __future__ import annotations
 
-import argparse
 import time
 
 import numpy as np
 
-import common  # noqa: F401  (import paths)
+from common import Cli
 from Go_Board import MAX_SIZE, MIN_SIZE, GoBoard
 
 
@@ -32,18 +31,18 @@ def steps_per_second(size: int, batch: int, rounds: int) -> float:
     return 1.0 / best
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[5, 7, 9], help="board sizes (5..19)")
-    parser.add_argument("--batch", type=int, default=64, help="games in lockstep")
-    parser.add_argument("--rounds", type=int, default=3, help="rounds per size; the fastest counts")
-    args = parser.parse_args()
-    if any(not MIN_SIZE <= size <= MAX_SIZE for size in args.sizes) or args.batch < 1 or args.rounds < 1:
-        parser.exit(2, f"error: sizes must be {MIN_SIZE}..{MAX_SIZE}, --batch and --rounds at least 1\n")
+def main(argv=None) -> int:
+    parser = Cli.ArgumentParser(description=__doc__.split("\n\n")[0])
+    size = Cli.int_in(MIN_SIZE, MAX_SIZE, "board sizes")
+    parser.add_argument("--sizes", type=size, nargs="+", default=[5, 7, 9], help="board sizes")
+    parser.add_argument("--batch", type=Cli.int_in(1, 100_000, "games in memory"), default=64, help="games in lockstep")
+    parser.add_argument("--rounds", type=Cli.rounds, default=3, help="rounds per size; the fastest counts")
+    args = parser.parse_args(argv)
     for size in args.sizes:
         rate = steps_per_second(size, args.batch, args.rounds)
         print(f"{size}x{size}, B={args.batch}: {rate:,.0f} batched steps/s = {rate * args.batch:,.0f} state steps/s")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    Cli.run_script(main)

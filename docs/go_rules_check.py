@@ -23,6 +23,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+import Cli  # noqa: E402
 from Go_Board import BLACK, EMPTY, MAX_SIZE, MIN_SIZE, WHITE, GoBoard, board_to_text, format_vertex  # noqa: E402
 from GTP import GNUGO_INSTALL_HINT, GNUGO_PATH, GTPClient, GTPError, format_color, gnugo_command  # noqa: E402
 
@@ -30,17 +31,19 @@ MAX_REPORTED = 5  # disagreements printed in full
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--size", type=int, default=5, help="board size, 5..19 (default 5)")
-    parser.add_argument("--moves", type=int, default=10_000, help="moves to play in all, passes included")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the random games")
-    parser.add_argument("--pass-prob", type=float, default=0.05, help="chance of a pass when points are legal")
-    parser.add_argument("--gnugo", default=GNUGO_PATH, help="the GNU Go binary")
+    parser = Cli.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--size", type=Cli.int_in(MIN_SIZE, MAX_SIZE, "board sizes"), default=5, help="board size")
+    parser.add_argument("--moves", type=Cli.int_in(1, 10_000_000, "moves"), default=10_000, help="moves in all")
+    parser.add_argument("--seed", type=Cli.seed, default=0, help="seed of the random games")
+    parser.add_argument(
+        "--pass-prob", type=Cli.fraction, default=0.05, help="chance of a pass when points are legal (0..1)"
+    )
+    parser.add_argument("--gnugo", type=Cli.nonempty_path, default=GNUGO_PATH, help="the GNU Go binary")
     args = parser.parse_args(argv)
-    if not MIN_SIZE <= args.size <= MAX_SIZE or args.moves < 1 or not 0.0 <= args.pass_prob < 1.0:
-        parser.exit(2, f"error: --size must be {MIN_SIZE}..{MAX_SIZE}, --moves at least 1, --pass-prob in [0, 1)\n")
+    if args.pass_prob >= 1.0:
+        parser.error("--pass-prob must be below 1, or no game would end by moves")
     if not os.access(args.gnugo, os.X_OK):
-        parser.exit(2, f"error: GNU Go is not at {args.gnugo}; {GNUGO_INSTALL_HINT}.\n")
+        parser.error(f"GNU Go is not at {args.gnugo}; {GNUGO_INSTALL_HINT}")
     return args
 
 
@@ -157,4 +160,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    Cli.run_script(main)

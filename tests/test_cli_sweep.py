@@ -199,6 +199,22 @@ TABLE = {
         },
         [],
     ),
+    "bench/bench_go_rules.py": (
+        "main",
+        {"--sizes": ["4", "20", "x"], "--batch": COUNTS, "--rounds": COUNTS},
+        [],
+    ),
+    "docs/go_rules_check.py": (
+        "main",
+        {
+            "--size": ["4", "20", "x"],
+            "--moves": COUNTS,
+            "--seed": SEEDS,
+            "--pass-prob": ["1", "-0.1", "nan", "x"],
+            "--gnugo": ["", "/nonexistent/gnugo"],
+        },
+        [],
+    ),
     "docs/compare_with_original.py": (
         "main",
         {"--original": PATHS, "--rebuild": PATHS, "--shipped": PATHS, "--out": PATHS},
