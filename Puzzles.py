@@ -60,7 +60,7 @@ class Puzzle:
     random_states: Callable | None = field(default=None, repr=False)
     #: The solver the scripts use when no ``--solver`` is given, and the budgets it then gets for
     #: the flags not given (``Solvers.SolverOptions`` field -> value): the 2x2's is the original's
-    #: MCTS with its defaults; MCTS searches the 2x2 only.
+    #: MCTS with its defaults (the scripts' MCTS and Gumbel paths: the 2x2 only, see ``script_searches``).
     default_solver: str = "mcts"
     default_solver_options: Mapping[str, object] = field(default_factory=dict, hash=False)
     #: The scripts' own MCTS and Gumbel paths (evaluate.py, test.py, the GUI's move-by-move search)
