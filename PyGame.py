@@ -127,7 +127,7 @@ class App:
         self.puzzle = get_puzzle(puzzle)
         self.cube_model = self.puzzle.model  # the single-cube helpers: apply_move_idx, is_solved, ...
         pygame.display.set_caption(
-            "Rubik 2x2 - AlphaZero MCTS" if self.puzzle.name == "2x2" else f"Rubik {self.puzzle.name} - {solver} solver"
+            f"Rubik {self.puzzle.name} - " + ("AlphaZero MCTS" if solver == "mcts" else f"{solver} solver")
         )
         self.clock = pygame.time.Clock()
         self.fonts = {
@@ -688,7 +688,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     )
     args = p.parse_args(argv)
     if args.max_steps is None:
-        args.max_steps = DEFAULT_MAX_STEPS if args.puzzle == "2x2" else get_puzzle(args.puzzle).default_max_moves
+        args.max_steps = get_puzzle(args.puzzle).default_max_moves  # the 2x2's: DEFAULT_MAX_STEPS
     resolve_solver(args)  # no --solver: the puzzle's default solver and budgets
     problem = solver_puzzle_problem(args.solver, args.puzzle)
     if problem:
