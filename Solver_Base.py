@@ -165,6 +165,7 @@ def start_history(n: int, last, count) -> tuple[np.ndarray, np.ndarray]:
 
 
 def log_softmax(logits: np.ndarray) -> np.ndarray:
+    """Row-wise log-softmax of ``(n, A)`` logits, in float64."""
     z = np.asarray(logits, dtype=np.float64)
     z = z - z.max(axis=1, keepdims=True)
     return z - np.log(np.exp(z).sum(axis=1, keepdims=True))

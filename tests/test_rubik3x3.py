@@ -4,6 +4,7 @@ the puzzle description and the --puzzle flag of the scripts."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -439,6 +440,16 @@ def test_network_solvers_and_refusals():
             S.solve_cubes(name, cubes, model=PolicyValueNet(), puzzle="3x3")  # a 2x2 network
     with pytest.raises(ValueError, match="2x2's"):
         PolicyValueNet(obs_dim=P3.obs_dim, canonical_orientation=True)
+
+
+def test_the_scripts_refusal_is_read_from_the_puzzle_entry():
+    """``solver_puzzle_problem`` reads the solver's spec and the puzzle's ``script_searches``, not its name."""
+    assert S.solver_puzzle_problem("beam", "3x3") is None and S.solver_puzzle_problem("mcts", "2x2") is None
+    assert S.solver_puzzle_problem("gumbel", "3x3").startswith("--solver gumbel searches the 2x2 only so far")
+    ready = dataclasses.replace(P3, script_searches=True)
+    assert all(S.solver_puzzle_problem(name, ready) is None for name in S.SOLVER_NAMES)
+    held = dataclasses.replace(get_puzzle("2x2"), script_searches=False)
+    assert S.solver_puzzle_problem("mcts", held) is not None and S.solver_puzzle_problem("greedy", held) is None
 
 
 # --------------------------------------------------------------------------- the puzzle description
