@@ -60,9 +60,12 @@ class Puzzle:
     random_states: Callable | None = field(default=None, repr=False)
     #: The solver the scripts use when no ``--solver`` is given, and the budgets it then gets for
     #: the flags not given (``Solvers.SolverOptions`` field -> value): the 2x2's is the original's
-    #: MCTS with its defaults; MCTS searches the 2x2 only.
+    #: MCTS with its defaults (the scripts' MCTS and Gumbel paths: the 2x2 only, see ``script_searches``).
     default_solver: str = "mcts"
     default_solver_options: Mapping[str, object] = field(default_factory=dict, hash=False)
+    #: The scripts' own MCTS and Gumbel paths (evaluate.py, test.py, the GUI's move-by-move search)
+    #: take this puzzle; ``Solvers.solve_cubes`` runs those solvers on any puzzle.
+    script_searches: bool = True
 
     # -- sizes and tables -------------------------------------------------------------
     @property
@@ -259,6 +262,7 @@ PUZZLES = {
         # The configuration measured in docs/puzzles.md: a beam of 1,000 solves 97 of 100 uniformly
         # random positions, 14 s a cube (12 W states a step: 2,000,000 leaves room for 166 steps).
         default_solver="beam",
+        script_searches=False,
         default_solver_options=MappingProxyType({"beam_width": 1000, "max_nodes": 2_000_000, "seconds": 60.0}),
     ),
 }

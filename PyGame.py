@@ -19,25 +19,25 @@ so far; without ``--solver``, the beam of 1,000 of docs/puzzles.md) and the mode
 ``rubik3x3_policy_value.pt`` (or ``--checkpoint``). Beside a solution it shows kociemba's two-phase
 length in quarter turns instead of the 2x2's optimal length.
 
-Layout of the code: ``solve_with_mcts`` (the original's function), ``SolveWorker`` (the search
-off the UI thread), ``OptimalOracle`` (optional exact distances, also off the UI thread),
-``App`` (state and logic: ``handle_event``, ``update``, ``draw``, ``step_frame``), the
-``draw_*`` functions (rendering only, they never change state) and ``main`` (flags and the
-loop). Importing this module opens no window and loads nothing.
+Layout of the code: the board is a *view* (``BoardView``: ``draw`` a state, ``hit`` a click),
+here ``Cube_View.CubeView`` (the net and the 3-D view and their geometry), so that another game's
+board can join; the searches off the UI thread are ``Gui_Solve``'s (``solve_with_mcts``, the
+original's function; ``SolveWorker``; ``OptimalOracle``); the palette and text helpers are
+``Gui_Theme``'s. This module holds ``App`` (state and logic: ``handle_event``, ``update``,
+``draw``, ``step_frame``), the ``draw_*`` functions of the controls, status and solution
+(rendering only, they never change state) and ``main`` (flags and the loop). Importing this
+module opens no window and loads nothing.
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import io
 import math
 import os
-import queue
-import threading
 import time
 from dataclasses import dataclass
-from typing import Callable
+from typing import Protocol
 
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # keep stdout clean for --quit-when-done
 
@@ -46,37 +46,20 @@ import pygame
 import torch
 
 import Cli
-from Cli import (
-    C_PUCT,
-    MAX_MOVES,
-    DeviceError,
-    add_checkpoint_flag,
-    add_device_flag,
-    fail,
-    load_script_model,
-    resolve_device,
-)
-from MCTS_Core import NetworkEvaluator
+from Cli import DeviceError, add_checkpoint_flag, add_device_flag, fail, load_script_model, resolve_device
+from Cube_View import CubeView
+from Gui_Solve import DEFAULT_MAX_STEPS, DEFAULT_SIMS, OptimalOracle, SolveWorker
+from Gui_Theme import ACCENT, BG, DIM, ERROR, OK, PANEL, STICKER_COLORS, TEXT, WARN, draw_text, fit_text
 from Policy_Value_Net import CheckpointError
 from Puzzles import Puzzle, add_puzzle_flag, get_puzzle
-from Rubik2x2Env import (
-    ACTION_FACE,
-    FACE_NAMES,
-    MOVE_NAMES,
-    Rubik2x2Env,
-    format_moves,
-    parse_moves,
-)
+from Rubik2x2Env import ACTION_FACE, MOVE_NAMES, format_moves, parse_moves
 from Run_IO import OutputError, atomic_write, check_writable
-from Self_Play import greedy_solve
 from Solvers import (
     NETWORK_SOLVERS,
     SolverOptions,
     add_solver_arguments,
-    network_fns,
     options_from_args,
     resolve_solver,
-    solve_cubes,
     solver_puzzle_problem,
 )
 
@@ -85,278 +68,23 @@ WIDTH, HEIGHT = 960, 680
 FPS = 30
 MAX_SCRAMBLE = 50  # longer scrambles add nothing: every state is within 14 quarter turns (the 3x3: 26)
 SIM_LADDER = (10, 25, 50, 100, 200, 400, 800, 1600, 3200)  # what "-" and "+" step through
-DEFAULT_SIMS = 200  # the original's solve_with_mcts default
-DEFAULT_MAX_STEPS = MAX_MOVES
 DEFAULT_ANIM_MS = 400
 OPTIMAL_WAIT_S = 300.0  # scripted mode waits this long at most for the optimal solver's table
 
-# Sticker colours by colour index = home face (U R F D L B), the usual Western scheme.
-STICKER_COLORS = (
-    (245, 245, 245),  # U white
-    (205, 30, 35),  # R red
-    (25, 160, 70),  # F green
-    (250, 215, 10),  # D yellow
-    (255, 130, 0),  # L orange
-    (30, 90, 215),  # B blue
-)
-BG = (28, 31, 38)
-PANEL = (40, 44, 54)
-TEXT = (230, 232, 236)
-DIM = (140, 146, 158)
-ACCENT = (255, 210, 60)  # highlight: the move being played, focused box
-OK = (110, 210, 120)
-WARN = (255, 170, 70)
-ERROR = (255, 95, 95)
-STICKER_EDGE = (12, 12, 14)
-
-# Net: face -> (column, row) in a 4x3 grid of faces. U above F, D below F, L F R B in a row.
-NET_CELLS = {0: (1, 0), 4: (0, 1), 2: (1, 1), 1: (2, 1), 5: (3, 1), 3: (1, 2)}
-NET_ORIGIN = (40, 92)
-STICKER = 40  # the 2x2's sticker and gap; a 3x3's nine stickers fill the same face (``sticker_size``)
-STICKER_GAP = 3
-FACE_GAP = 8
-FACE_SIZE = 2 * STICKER + STICKER_GAP
-
-ISO_CENTER = (700, 222)
-ISO_SCALE = 64
-# The three faces seen from above-front-right, darker the more they turn away from the light.
-ISO_SHADE = {0: 1.0, 2: 0.86, 1: 0.70}
-
+BOARD_RECT = pygame.Rect(0, 68, WIDTH, 302)  # the board view's area: between the header and the controls
 MOVE_BTN = (40, 392, 54, 40, 60, 48)  # x, y, w, h, column pitch, row pitch
 CTRL_X, CTRL_Y = 444, 392
 
 
-# --------------------------------------------------------------------------- the original's solver
-class _Cancelled(Exception):
-    """Raised inside a search when its cancel flag is set, to leave it at once."""
+class BoardView(Protocol):
+    """What the app asks of the view that draws its game (``Cube_View.CubeView``; a Go board
+    plugs in the same way): placed in a rectangle of the window when made."""
 
+    def draw(self, surface: pygame.Surface, state: np.ndarray, highlight: int | None = None) -> None:
+        """Draw ``state``; ``highlight``: the action about to be played (None: none)."""
 
-def solve_with_mcts(
-    env,
-    model,
-    device,
-    num_simulations: int = DEFAULT_SIMS,
-    max_steps: int = DEFAULT_MAX_STEPS,
-    *,
-    cancel: threading.Event | None = None,
-    on_move: Callable[[int], None] | None = None,
-    c_puct: float = C_PUCT,
-):
-    """Greedy MCTS from ``env``'s cube, one search per move, as in the original.
-
-    Copies the cube and its move history into a temporary masked env (``env`` is not
-    changed) and plays ``Self_Play.greedy_solve`` (the solve ``test.py`` runs) until solved
-    or ``max_steps`` moves. Returns
-    ``(actions, formula)``. Beyond the original: ``cancel`` (a ``threading.Event``, checked
-    between moves and before each network call; a cancelled solve returns the moves found
-    so far) and ``on_move(action)`` (progress for the GUI).
-    """
-    base = getattr(env, "unwrapped", env)
-    work = Rubik2x2Env(scramble_len=0, max_steps=max_steps, use_action_mask=True)
-    work.set_state(np.asarray(base.cube), getattr(base, "last_action", None), getattr(base, "face_count", 0))
-    # One evaluator for the whole solve: its cache of network outputs carries over between
-    # moves (the tree itself is rebuilt every move, as in the original).
-    network = NetworkEvaluator(model, device)
-
-    def evaluate(cubes):
-        # Checking the flag before every network call too makes Cancel take effect within
-        # milliseconds, even in a search of thousands of simulations.
-        if cancel is not None and cancel.is_set():
-            raise _Cancelled
-        return network(cubes)
-
-    actions: list[int] = []
-    try:
-        for action in greedy_solve(
-            model, work, num_simulations, max_steps, device=device, c_puct=c_puct, evaluator=evaluate
-        ):
-            actions.append(action)
-            if on_move is not None:
-                on_move(action)
-            if cancel is not None and cancel.is_set():
-                break
-    except _Cancelled:
-        pass
-    return actions, format_moves(actions)
-
-
-class SolveWorker(threading.Thread):
-    """Runs ``solve_with_mcts`` off the UI thread so the window keeps drawing and reacting.
-
-    The UI polls ``done``; ``moves`` grows as the search commits to moves (appends under a
-    lock, read as copies). ``cancel()`` sets an event that the search checks between moves
-    and before every network call (a forward pass itself cannot be interrupted, but it
-    takes about a millisecond), so the thread ends almost at once. ``App.close`` still
-    joins it: a thread killed inside torch at interpreter exit aborts the process.
-    """
-
-    def __init__(
-        self,
-        cube: np.ndarray,
-        model,
-        device,
-        num_simulations: int,
-        max_steps: int,
-        solver: str = "mcts",
-        options: SolverOptions | None = None,
-        puzzle: Puzzle | str | None = None,
-    ):
-        super().__init__(name=f"{solver}-solver", daemon=True)
-        self.puzzle = get_puzzle(puzzle)
-        self.start_cube = np.array(cube, dtype=np.int8).reshape(6, self.puzzle.size, self.puzzle.size)
-        self.model, self.device = model, device
-        self.num_simulations, self.max_steps = num_simulations, max_steps
-        self.solver, self.options = solver, options
-        self.nodes = 0  # states the solver generated (MCTS: simulations)
-        self.cancel_event = threading.Event()
-        self.started_at = time.monotonic()
-        self.done = False
-        self.solved = False
-        self.error: str | None = None
-        self._moves: list[int] = []
-        self._lock = threading.Lock()
-
-    @property
-    def moves(self) -> list[int]:
-        with self._lock:
-            return list(self._moves)
-
-    @property
-    def cancelled(self) -> bool:
-        return self.cancel_event.is_set()
-
-    def cancel(self) -> None:
-        self.cancel_event.set()
-
-    def _on_move(self, action: int) -> None:
-        with self._lock:
-            self._moves.append(action)
-
-    def _solve_other(self) -> list[int]:
-        """Any solver but mcts, through ``Solvers.solve_cubes`` (its moves come all at once).
-        The network calls check the cancel flag, as the MCTS search does."""
-        value_fn = policy_fn = None
-        if self.model is not None:
-            net_value, net_policy = network_fns(self.model, self.device, puzzle=self.puzzle)
-
-            def value_fn(cubes):
-                if self.cancel_event.is_set():
-                    raise _Cancelled
-                return net_value(cubes)
-
-            def policy_fn(cubes):
-                if self.cancel_event.is_set():
-                    raise _Cancelled
-                return net_policy(cubes)
-
-            # The same reading as the network's functions (Solvers: one evaluation per position).
-            value_fn.reads_positions = policy_fn.reads_positions = net_value.reads_positions
-
-        opts = dataclasses.replace(self.options or SolverOptions(), sims=self.num_simulations, max_moves=self.max_steps)
-        try:
-            [result] = solve_cubes(
-                self.solver,
-                self.start_cube.reshape(-1),
-                model=self.model,
-                value_fn=value_fn,
-                policy_fn=policy_fn,
-                options=opts,
-                device=self.device,
-                puzzle=self.puzzle,
-            )
-        except _Cancelled:
-            return []
-        self.nodes = result.nodes
-        for action in result.moves:
-            self._on_move(action)
-        return list(result.moves)
-
-    def run(self) -> None:
-        try:
-            if self.solver == "mcts":  # the 2x2's (solver_puzzle_problem)
-                env = Rubik2x2Env(scramble_len=0)
-                env.set_state(self.start_cube)
-                actions, _ = solve_with_mcts(
-                    env, self.model, self.device, self.num_simulations, self.max_steps,
-                    cancel=self.cancel_event, on_move=self._on_move,
-                )  # fmt: skip
-                self.nodes = len(actions) * self.num_simulations
-            else:
-                actions = self._solve_other()
-            self.solved = self.puzzle.model.is_solved(self.puzzle.model.apply_moves(self.start_cube, actions))
-        except Exception as exc:  # shown in the window; the GUI must survive a failed search
-            self.error = f"{type(exc).__name__}: {exc}"
-        finally:
-            self.done = True
-
-
-class OptimalOracle:
-    """Optimal (QTM) distances from ``Optimal_Solver``, if that module is present; for the 3x3
-    (``reference="kociemba"``) the quarter-turn length of kociemba's two-phase solution instead
-    (an upper bound, about 40 ms a cube). ``label`` names what it shows.
-
-    Building its table takes a minute or two the first time, so the solver is loaded lazily
-    (at the first request, i.e. the first Solve) in a daemon thread that then answers
-    requests from a queue; the UI only ever reads finished results.
-    States: "off" (disabled), "idle", "loading", "ready", "unavailable".
-    """
-
-    def __init__(self, enabled: bool = True, reference: str = "optimal"):
-        self.label = reference  # "optimal" (the 2x2) or "kociemba" (the 3x3)
-        self.state = "idle" if enabled else "off"
-        self.detail = ""
-        self._requests: queue.Queue = queue.Queue()
-        self._results: dict[bytes, int | None] = {}
-        self._thread: threading.Thread | None = None
-
-    @staticmethod
-    def _key(cube: np.ndarray) -> bytes:
-        return np.asarray(cube, dtype=np.int8).tobytes()
-
-    def request(self, cube: np.ndarray) -> None:
-        if self.state in ("off", "unavailable"):
-            return
-        key = self._key(cube)
-        if key in self._results:
-            return
-        self._requests.put((key, np.array(cube, dtype=np.int8)))
-        if self._thread is None:
-            self.state = "loading"
-            self._thread = threading.Thread(target=self._serve, name="optimal-solver", daemon=True)
-            self._thread.start()
-
-    def lookup(self, cube: np.ndarray) -> int | None:
-        return self._results.get(self._key(cube))
-
-    def pending(self, cube: np.ndarray) -> bool:
-        """True while a requested distance may still arrive."""
-        return self.state in ("loading", "ready") and self._key(cube) not in self._results
-
-    def _distance_fn(self):
-        """``cube -> length``: the optimal solver's distance, or kociemba's solution length."""
-        if self.label == "kociemba":
-            from Kociemba_Solver import solve
-
-            return lambda cube: len(solve(cube))
-        from Optimal_Solver import get_solver  # optional module; may be absent
-
-        return get_solver().distance
-
-    def _serve(self) -> None:
-        try:
-            distance = self._distance_fn()
-        except Exception as exc:
-            self.detail = f"{type(exc).__name__}: {exc}"
-            self.state = "unavailable"
-            return
-        self.state = "ready"
-        while True:
-            key, cube = self._requests.get()
-            try:
-                dist = int(distance(cube))
-            except Exception:
-                dist = None  # shown as "n/a"; a wrong answer is worse than none
-            self._results[key] = dist
+    def hit(self, pos) -> int | None:
+        """The action a click at ``pos`` plays, or None."""
 
 
 # --------------------------------------------------------------------------- widgets
@@ -366,65 +94,6 @@ class Button:
     label: str
     rect: pygame.Rect
     color: tuple[int, int, int] | None = None  # face colour strip of a move button
-
-
-def sticker_size(n: int = 2) -> tuple[int, int]:
-    """``(side, gap)`` in pixels of the stickers of an ``n`` cube's net: ``n`` of them fill a face."""
-    gap = STICKER_GAP if n == 2 else 2
-    return (FACE_SIZE - (n - 1) * gap) // n, gap
-
-
-def sticker_rect(face: int, row: int, col: int, n: int = 2) -> pygame.Rect:
-    """Screen rectangle of one sticker of the net (of an ``n`` cube)."""
-    side, gap = sticker_size(n)
-    gx, gy = NET_CELLS[face]
-    x = NET_ORIGIN[0] + gx * (FACE_SIZE + FACE_GAP) + col * (side + gap)
-    y = NET_ORIGIN[1] + gy * (FACE_SIZE + FACE_GAP) + row * (side + gap)
-    return pygame.Rect(x, y, side, side)
-
-
-def face_rect(face: int, n: int = 2) -> pygame.Rect:
-    return sticker_rect(face, 0, 0, n).union(sticker_rect(face, n - 1, n - 1, n))
-
-
-def iso_project(x: float, y: float, z: float) -> tuple[float, float]:
-    """Isometric projection; x right, y up, z out of F (the cube spans [-1, 1]^3)."""
-    c30 = math.cos(math.radians(30))
-    return (ISO_CENTER[0] + (x - z) * ISO_SCALE * c30, ISO_CENTER[1] - y * ISO_SCALE + (x + z) * ISO_SCALE * 0.5)
-
-
-def iso_sticker_corners(face: int, row: int, col: int, n: int = 2) -> list[tuple[float, float, float]]:
-    """3-D corners of a sticker of U, F or R of an ``n`` cube, following the env's net conventions:
-    U's last row touches F, R's column 0 touches F, row 0 is the top row of F and R."""
-    s = 2 / n  # a sticker's side: the cube spans [-1, 1]^3
-    a0, a1 = -1 + col * s, -1 + (col + 1) * s  # along the row, left to right (U, F)
-    b0, b1 = 1 - row * s, 1 - (row + 1) * s  # down the face, top to bottom (F, R)
-    if face == 0:  # U: y = 1, x grows with col, z grows with row
-        z0, z1 = -1 + row * s, -1 + (row + 1) * s
-        return [(a0, 1, z0), (a1, 1, z0), (a1, 1, z1), (a0, 1, z1)]
-    if face == 2:  # F: z = 1
-        return [(a0, b0, 1), (a1, b0, 1), (a1, b1, 1), (a0, b1, 1)]
-    if face == 1:  # R: x = 1, z shrinks with col
-        c0, c1 = 1 - col * s, 1 - (col + 1) * s
-        return [(1, b0, c0), (1, b0, c1), (1, b1, c1), (1, b1, c0)]
-    raise ValueError("the 3-D view shows faces U (0), R (1) and F (2) only")
-
-
-def iso_polygon(face: int, row: int, col: int, inset: float = 0.0, n: int = 2) -> list[tuple[float, float]]:
-    """The sticker's parallelogram on screen, shrunk towards its centre by ``inset``."""
-    corners = np.array(iso_sticker_corners(face, row, col, n), dtype=float)
-    centre = corners.mean(axis=0)
-    corners = centre + (corners - centre) * (1.0 - inset)
-    return [iso_project(*p) for p in corners]
-
-
-def iso_sticker_center(face: int, row: int, col: int, n: int = 2) -> tuple[int, int]:
-    pts = iso_polygon(face, row, col, n=n)
-    return (round(sum(p[0] for p in pts) / 4), round(sum(p[1] for p in pts) / 4))
-
-
-def shade(color: tuple[int, int, int], k: float) -> tuple[int, int, int]:
-    return tuple(min(255, int(c * k)) for c in color)
 
 
 # --------------------------------------------------------------------------- the application
@@ -458,7 +127,7 @@ class App:
         self.puzzle = get_puzzle(puzzle)
         self.cube_model = self.puzzle.model  # the single-cube helpers: apply_move_idx, is_solved, ...
         pygame.display.set_caption(
-            "Rubik 2x2 - AlphaZero MCTS" if self.puzzle.name == "2x2" else f"Rubik {self.puzzle.name} - {solver} solver"
+            f"Rubik {self.puzzle.name} - " + ("AlphaZero MCTS" if solver == "mcts" else f"{solver} solver")
         )
         self.clock = pygame.time.Clock()
         self.fonts = {
@@ -490,6 +159,7 @@ class App:
         self.message = ("", TEXT)
         self.elapsed = 0.0  # drives the spinner
         self._pressed: str | None = None  # button under the last mouse-down
+        self._pressed_action: int | None = None  # the board view's action under it
 
         self.model = None
         self.device = None
@@ -498,6 +168,7 @@ class App:
         self._load_model(checkpoint, device)
         self.oracle = OptimalOracle(enabled=use_optimal, reference=self.puzzle.reference)
 
+        self.view: BoardView = CubeView(BOARD_RECT, self.fonts)
         self.buttons = self._make_buttons()
         self.box_rect = pygame.Rect(CTRL_X, CTRL_Y, 64, 40)
 
@@ -554,6 +225,10 @@ class App:
         if dist is not None:
             return f"{label} {dist}"
         return f"{label}: computing..." if self.oracle.pending(self.solution_start) else f"{label} n/a"
+
+    def playing(self) -> int | None:
+        """The solution move about to be played (highlighted), or None."""
+        return self.solution[self.anim_index] if self.animating and self.anim_index < len(self.solution) else None
 
     def say(self, text: str, color=TEXT) -> None:
         self.message = (text, color)
@@ -686,12 +361,15 @@ class App:
         elif event.type == pygame.MOUSEBUTTONDOWN and event.button == 1:
             self.box_focused = self.box_rect.collidepoint(event.pos)
             self._pressed = self.button_at(event.pos)
+            self._pressed_action = self.view.hit(event.pos)
         elif event.type == pygame.MOUSEBUTTONUP and event.button == 1:
-            # A click is a press and release on the same button, as in any toolkit.
+            # A click is a press and release on the same button (or board point), as in any toolkit.
             name = self.button_at(event.pos)
             if name is not None and name == self._pressed:
                 self.activate(name)
-            self._pressed = None
+            elif name is None and self._pressed_action is not None and self.view.hit(event.pos) == self._pressed_action:
+                self.apply_move(self._pressed_action)
+            self._pressed = self._pressed_action = None
         elif event.type == pygame.KEYDOWN:
             self._handle_key(event)
 
@@ -784,11 +462,7 @@ class App:
     def draw(self, surface: pygame.Surface) -> None:
         surface.fill(BG)
         draw_header(surface, self)
-        highlight = None
-        if self.animating and self.anim_index < len(self.solution):
-            highlight = ACTION_FACE[self.solution[self.anim_index] // 2]
-        draw_net(surface, self.cube, highlight, self.fonts["small"])
-        draw_iso(surface, self.cube, highlight, self.fonts["normal"])
+        self.view.draw(surface, self.cube, self.playing())
         draw_controls(surface, self)
         draw_status(surface, self)
         draw_formulas(surface, self)
@@ -812,84 +486,16 @@ class App:
 
 
 # --------------------------------------------------------------------------- rendering (reads state only)
-def _text(surface, font, text, pos, color=TEXT, anchor="topleft") -> pygame.Rect:
-    img = font.render(text, True, color)
-    rect = img.get_rect(**{anchor: pos})
-    surface.blit(img, rect)
-    return rect
-
-
 def draw_header(surface: pygame.Surface, app: App) -> None:
     title = "AlphaZero MCTS solver" if app.solver == "mcts" else f"{app.solver} solver"
-    _text(surface, app.fonts["title"], f"Rubik {app.puzzle.name} - {title}", (40, 18))
+    draw_text(surface, app.fonts["title"], f"Rubik {app.puzzle.name} - {title}", (40, 18))
     if app.model is not None:
         line, color = f"Model: {app.model_path} ({app.device})  |  solver: {app.solver}", DIM
     elif app.solver not in NETWORK_SOLVERS:
         line, color = f"Solver: {app.solver} (no model needed)", DIM
     else:
         line, color = f"No model: {app.model_error} Manual moves still work.", ERROR
-    _text(surface, app.fonts["small"], _fit(app.fonts["small"], line, WIDTH - 80), (40, 52), color)
-
-
-def _fit(font, text: str, width: int) -> str:
-    """Shorten ``text`` with an ellipsis so that it renders within ``width`` pixels."""
-    if font.size(text)[0] <= width:
-        return text
-    while text and font.size(text + "...")[0] > width:
-        text = text[:-1]
-    return text + "..."
-
-
-def cube_size(cube: np.ndarray) -> int:
-    """``n`` of an ``n x n x n`` cube's sticker array (6 n^2 stickers)."""
-    return math.isqrt(np.asarray(cube).size // 6)
-
-
-def draw_net(surface: pygame.Surface, cube: np.ndarray, highlight: int | None, font) -> None:
-    stickers = np.asarray(cube).reshape(-1)
-    n = cube_size(cube)
-    for face in range(6):
-        back = face_rect(face, n).inflate(8, 8)
-        pygame.draw.rect(surface, ACCENT if face == highlight else STICKER_EDGE, back, border_radius=6)
-        for row in range(n):
-            for col in range(n):
-                color = STICKER_COLORS[int(stickers[face * n * n + row * n + col])]
-                pygame.draw.rect(surface, color, sticker_rect(face, row, col, n), border_radius=4 if n == 2 else 3)
-        centre = face_rect(face, n).center
-        if n % 2 == 0:  # the face's name on a small cap where its middle stickers meet (off the sticker centres)
-            pygame.draw.circle(surface, STICKER_EDGE, centre, 10)
-            _text(surface, font, FACE_NAMES[face], centre, DIM, anchor="center")
-        else:  # on the centre sticker, which never moves: its colour is the face's anyway
-            _text(surface, font, FACE_NAMES[face], centre, STICKER_EDGE, anchor="center")
-
-
-def draw_iso(surface: pygame.Surface, cube: np.ndarray, highlight: int | None, font) -> None:
-    stickers = np.asarray(cube).reshape(-1)
-    # Face names just outside the faces: U above, F to the left, R to the right.
-    reach = 2 * ISO_SCALE * math.cos(math.radians(30)) + 18
-    _text(surface, font, "U", (ISO_CENTER[0], ISO_CENTER[1] - 2 * ISO_SCALE - 14), DIM, anchor="center")
-    _text(surface, font, "F", (ISO_CENTER[0] - reach, ISO_CENTER[1] + ISO_SCALE * 0.5), DIM, anchor="center")
-    _text(surface, font, "R", (ISO_CENTER[0] + reach, ISO_CENTER[1] + ISO_SCALE * 0.5), DIM, anchor="center")
-    n = cube_size(cube)
-    for face in (0, 2, 1):  # U, F, R never overlap, so any order works
-        outline = [iso_project(*p) for p in _iso_face_corners(face, n)]
-        pygame.draw.polygon(surface, STICKER_EDGE, outline)
-        for row in range(n):
-            for col in range(n):
-                color = shade(STICKER_COLORS[int(stickers[face * n * n + row * n + col])], ISO_SHADE[face])
-                pygame.draw.polygon(surface, color, iso_polygon(face, row, col, inset=0.1, n=n))
-        if face == highlight:
-            pygame.draw.polygon(surface, ACCENT, outline, width=3)
-
-
-def _iso_face_corners(face: int, n: int = 2) -> list[tuple[float, float, float]]:
-    """3-D corners of a whole visible face: the outer corners of its corner stickers."""
-    last = n - 1
-
-    def corners(row, col):
-        return iso_sticker_corners(face, row, col, n)
-
-    return [corners(0, 0)[0], corners(0, last)[1], corners(last, last)[2], corners(last, 0)[3]]
+    draw_text(surface, app.fonts["small"], fit_text(app.fonts["small"], line, WIDTH - 80), (40, 52), color)
 
 
 def _draw_button(surface, app: App, button: Button, font, pressed: bool = False) -> None:
@@ -904,14 +510,14 @@ def _draw_button(surface, app: App, button: Button, font, pressed: bool = False)
     if button.color is not None:  # move buttons: a strip in the colour of the turned face
         strip = pygame.Rect(button.rect.x, button.rect.bottom - 6, button.rect.w, 6)
         pygame.draw.rect(surface, button.color, strip, border_bottom_left_radius=6, border_bottom_right_radius=6)
-    _text(surface, font, button.label, button.rect.center, TEXT if enabled else (100, 104, 114), anchor="center")
+    draw_text(surface, font, button.label, button.rect.center, TEXT if enabled else (100, 104, 114), anchor="center")
 
 
 def draw_controls(surface: pygame.Surface, app: App) -> None:
     small = app.fonts["small"]
-    _text(surface, small, "Moves (keys U R F L B D, Shift = inverse)", (MOVE_BTN[0], MOVE_BTN[1] - 20), DIM)
-    _text(surface, small, f"Scramble length (0-{MAX_SCRAMBLE})", (CTRL_X, CTRL_Y - 20), DIM)
-    playing = app.solution[app.anim_index] if app.animating and app.anim_index < len(app.solution) else None
+    draw_text(surface, small, "Moves (keys U R F L B D, Shift = inverse)", (MOVE_BTN[0], MOVE_BTN[1] - 20), DIM)
+    draw_text(surface, small, f"Scramble length (0-{MAX_SCRAMBLE})", (CTRL_X, CTRL_Y - 20), DIM)
+    playing = app.playing()
     for button in app.buttons.values():
         is_playing = playing is not None and button.name == MOVE_NAMES[playing]
         _draw_button(surface, app, button, app.fonts["big"], pressed=is_playing)
@@ -919,14 +525,16 @@ def draw_controls(surface: pygame.Surface, app: App) -> None:
     pygame.draw.rect(surface, (18, 20, 26), app.box_rect, border_radius=6)
     pygame.draw.rect(surface, ACCENT if app.box_focused else (90, 96, 110), app.box_rect, width=2, border_radius=6)
     cursor = "|" if app.box_focused and int(app.elapsed * 2) % 2 == 0 else ""
-    _text(
+    draw_text(
         surface, app.fonts["big"], app.box_text + cursor, (app.box_rect.x + 10, app.box_rect.centery), anchor="midleft"
     )
     # Simulations per move, between its "-" and "+" buttons.
     minus, plus = app.buttons["sims-"].rect, app.buttons["sims+"].rect
-    _text(surface, app.fonts["normal"], "Simulations/move", (CTRL_X, minus.centery), DIM, anchor="midleft")
-    _text(surface, app.fonts["big"], str(app.sims), ((minus.right + plus.left) // 2, minus.centery), anchor="center")
-    _text(
+    draw_text(surface, app.fonts["normal"], "Simulations/move", (CTRL_X, minus.centery), DIM, anchor="midleft")
+    draw_text(
+        surface, app.fonts["big"], str(app.sims), ((minus.right + plus.left) // 2, minus.centery), anchor="center"
+    )
+    draw_text(
         surface,
         app.fonts["normal"],
         f"max {app.max_steps} moves",
@@ -956,18 +564,18 @@ def draw_status(surface: pygame.Surface, app: App) -> None:
         seconds = time.monotonic() - worker.started_at
         budget = f"{app.sims} sims/move" if app.solver in ("mcts", "gumbel") else "no simulations"
         line = f"Thinking... {len(found)} moves found in {seconds:.1f} s ({app.solver}, {budget}). Cancel or Esc stops."
-        _text(surface, app.fonts["normal"], _fit(app.fonts["normal"], line, WIDTH - 110), (72, y), ACCENT)
+        draw_text(surface, app.fonts["normal"], fit_text(app.fonts["normal"], line, WIDTH - 110), (72, y), ACCENT)
         if found:
-            _text(
+            draw_text(
                 surface,
                 app.fonts["small"],
-                _fit(app.fonts["small"], format_moves(found), WIDTH - 110),
+                fit_text(app.fonts["small"], format_moves(found), WIDTH - 110),
                 (72, y + 22),
                 DIM,
             )
     else:
         text, color = app.message
-        _text(surface, app.fonts["normal"], _fit(app.fonts["normal"], text, WIDTH - 80), (40, y), color)
+        draw_text(surface, app.fonts["normal"], fit_text(app.fonts["normal"], text, WIDTH - 80), (40, y), color)
 
 
 def _wrap(font, words: list[tuple[str, tuple]], width: int) -> list[list[tuple[str, tuple]]]:
@@ -992,22 +600,22 @@ def draw_formulas(surface: pygame.Surface, app: App) -> None:
     x, y = panel.x + 16, panel.y + 10
     setup = format_moves(app.setup_moves) if app.setup_moves else "-"
     line = f"Scramble / moves since reset ({len(app.setup_moves)}): {setup}"
-    _text(surface, small, _fit(small, line, panel.w - 32), (x, y), DIM)
+    draw_text(surface, small, fit_text(small, line, panel.w - 32), (x, y), DIM)
     y += 26
     keys = "Keys: U R F L B D turn (Shift: inverse) | Enter: scramble | Space: solve | Esc: cancel | +/-: simulations"
-    _text(surface, app.fonts["small"], keys, (panel.right - 12, panel.bottom - 8), DIM, anchor="bottomright")
+    draw_text(surface, app.fonts["small"], keys, (panel.right - 12, panel.bottom - 8), DIM, anchor="bottomright")
     if not app.solution and app.worker is None:
-        _text(surface, font, "Solution: press Solve (or Space)", (x, y), DIM)
+        draw_text(surface, font, "Solution: press Solve (or Space)", (x, y), DIM)
         return
     if app.worker is not None:
-        _text(surface, font, "Solution: searching...", (x, y), DIM)
+        draw_text(surface, font, "Solution: searching...", (x, y), DIM)
         return
     parts = [f"{len(app.solution)} moves"]
     optimal = app.optimal_text()
     if optimal:
         parts.append(optimal)
     head = "Solution" + (f" ({', '.join(parts)})" if parts else "") + ":"
-    x_words = _text(surface, font, head, (x, y)).right + 10
+    x_words = draw_text(surface, font, head, (x, y)).right + 10
     # The move being played is highlighted, those played are bright, the rest dim.
     words = []
     for i, a in enumerate(app.solution):
@@ -1022,7 +630,7 @@ def draw_formulas(surface: pygame.Surface, app: App) -> None:
     for line in lines[:3]:
         cx = x_words
         for word, color in line:
-            cx = _text(surface, font, word, (cx, y), color).right + font.size(" ")[0]
+            cx = draw_text(surface, font, word, (cx, y), color).right + font.size(" ")[0]
         y += 28
 
 
@@ -1080,7 +688,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     )
     args = p.parse_args(argv)
     if args.max_steps is None:
-        args.max_steps = DEFAULT_MAX_STEPS if args.puzzle == "2x2" else get_puzzle(args.puzzle).default_max_moves
+        args.max_steps = get_puzzle(args.puzzle).default_max_moves  # the 2x2's: DEFAULT_MAX_STEPS
     resolve_solver(args)  # no --solver: the puzzle's default solver and budgets
     problem = solver_puzzle_problem(args.solver, args.puzzle)
     if problem:

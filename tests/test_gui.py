@@ -31,10 +31,14 @@ import torch
 
 REPO = Path(__file__).resolve().parents[1]  # conftest.py puts it on sys.path
 
+import Cube_View
+import Gui_Solve
+import Gui_Theme
 import PyGame
 from Rubik2x2Env import MOVE_NAMES, Rubik2x2Env, apply_move_idx, apply_moves, is_solved, parse_moves, solved_cube
 
-HOME = PyGame.STICKER_COLORS  # colour of each face when solved (U R F D L B)
+HOME = Gui_Theme.STICKER_COLORS  # colour of each face when solved (U R F D L B)
+VIEW = Cube_View.CubeView(PyGame.BOARD_RECT)  # the geometry of the window's board (the app's view)
 U, R, F, D, L, B = range(6)
 
 
@@ -73,11 +77,11 @@ def press(app: PyGame.App, key: int, char: str = "", shift: bool = False) -> Non
 
 
 def net_pixel(app: PyGame.App, face: int, row: int, col: int) -> tuple[int, int, int]:
-    return tuple(app.screen.get_at(PyGame.sticker_rect(face, row, col).center))[:3]
+    return tuple(app.screen.get_at(VIEW.sticker_rect(face, row, col).center))[:3]
 
 
 def iso_pixel(app: PyGame.App, face: int, row: int, col: int) -> tuple[int, int, int]:
-    return tuple(app.screen.get_at(PyGame.iso_sticker_center(face, row, col)))[:3]
+    return tuple(app.screen.get_at(VIEW.iso_sticker_center(face, row, col)))[:3]
 
 
 def assert_screen_shows(app: PyGame.App, cube: np.ndarray) -> None:
@@ -88,8 +92,8 @@ def assert_screen_shows(app: PyGame.App, cube: np.ndarray) -> None:
             for col in range(2):
                 want = HOME[int(stickers[face * 4 + row * 2 + col])]
                 assert net_pixel(app, face, row, col) == want, f"net sticker {face},{row},{col}"
-                if face in PyGame.ISO_SHADE:
-                    assert iso_pixel(app, face, row, col) == PyGame.shade(want, PyGame.ISO_SHADE[face])
+                if face in Cube_View.ISO_SHADE:
+                    assert iso_pixel(app, face, row, col) == Gui_Theme.shade(want, Cube_View.ISO_SHADE[face])
 
 
 def run_until(app: PyGame.App, condition, timeout: float = 20.0) -> None:
@@ -146,11 +150,12 @@ def test_starts_solved_and_says_which_model(make_app, checkpoints):
     assert app.model is not None and app.model_path == str(checkpoints["random"])
     assert_screen_shows(app, solved_cube())
     assert set(app.buttons) >= set(MOVE_NAMES) | {"Scram", "Solve", "Reset", "Cancel", "sims-", "sims+"}
+    assert app.view.rect == VIEW.rect and app.view.hit(VIEW.sticker_rect(F, 0, 0).center) is None
 
 
 def test_net_layout_is_the_envs():
     """U above F, D below F, L F R B left to right, row 0 on top (as Rubik2x2Env.as_ascii)."""
-    rect = PyGame.sticker_rect
+    rect = VIEW.sticker_rect
     for c in range(2):
         assert rect(U, 1, c).bottom < rect(F, 0, c).top and rect(U, 1, c).x == rect(F, 0, c).x
         assert rect(D, 0, c).top > rect(F, 1, c).bottom and rect(D, 0, c).x == rect(F, 1, c).x
@@ -164,7 +169,7 @@ def test_3d_view_shows_the_front_top_corner(make_app):
     """Checked at screen points chosen by hand, independently of PyGame's sticker geometry:
     around the corner where U, F and R meet (the centre of the view)."""
     app = make_app()
-    cx, cy, s = PyGame.ISO_CENTER[0], PyGame.ISO_CENTER[1], PyGame.ISO_SCALE
+    cx, cy, s = VIEW.iso_center[0], VIEW.iso_center[1], Cube_View.ISO_SCALE
     u_corner = (cx, cy - s // 2)  # U sticker touching F and R: straight above the front edge
     f_corner = (cx - s * 0.43, cy + s * 0.25)  # F sticker touching U and R
     r_corner = (cx + s * 0.43, cy + s * 0.25)  # R sticker touching U and F
@@ -173,7 +178,7 @@ def test_3d_view_shows_the_front_top_corner(make_app):
     def at(p):
         return tuple(app.screen.get_at((round(p[0]), round(p[1]))))[:3]
 
-    shade = PyGame.shade
+    shade = Gui_Theme.shade
     assert at(u_corner) == HOME[U] and at(f_corner) == shade(HOME[F], 0.86) and at(r_corner) == shade(HOME[R], 0.70)
     click(app, "U")  # F's top row comes from R, R's from B
     assert at(f_corner) == shade(HOME[R], 0.86) and at(r_corner) == shade(HOME[B], 0.70) and at(u_corner) == HOME[U]
@@ -214,7 +219,7 @@ def test_keyboard_moves_and_shift_inverse(make_app):
     press(app, pygame.K_r, "r")
     # R brings F's right column up onto U (and U's onto B): seen on the net and in 3-D.
     assert net_pixel(app, U, 0, 1) == HOME[F] and net_pixel(app, U, 1, 1) == HOME[F]
-    assert iso_pixel(app, U, 1, 1) == PyGame.shade(HOME[F], PyGame.ISO_SHADE[U])
+    assert iso_pixel(app, U, 1, 1) == Gui_Theme.shade(HOME[F], Cube_View.ISO_SHADE[U])
     assert net_pixel(app, U, 0, 0) == HOME[U]
     press(app, pygame.K_r, "R", shift=True)  # R'
     assert_screen_shows(app, solved_cube())
@@ -222,6 +227,26 @@ def test_keyboard_moves_and_shift_inverse(make_app):
         press(app, key, char, shift=char.isupper())  # capitals: Shift held, the inverse move
     assert app.setup_moves == parse_moves("R R' D B' L F' U")
     assert_screen_shows(app, apply_moves(solved_cube(), app.setup_moves))
+
+
+def test_a_click_on_the_board_plays_the_views_move(make_app):
+    """The board view's hit test (how a Go board would take moves): a press and release on one
+    action of the board plays it; a press on the board released elsewhere plays nothing."""
+    app = make_app()
+    r = MOVE_NAMES.index("R")
+
+    class TapView(Cube_View.CubeView):
+        def hit(self, pos):
+            return r if self.rect.collidepoint(pos) else None
+
+    app.view = TapView(PyGame.BOARD_RECT, app.fonts)
+    board, button = VIEW.sticker_rect(F, 0, 0).center, app.buttons["U"].rect.center
+    for down, up in ((board, board), (board, button)):
+        pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=down, button=1))
+        pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONUP, pos=up, button=1))
+        app.step_frame(0.02)
+    assert app.setup_moves == [r]
+    assert_screen_shows(app, apply_move_idx(solved_cube(), r))
 
 
 # --------------------------------------------------------------------------- scramble box
@@ -273,11 +298,11 @@ def test_bad_model_shows_a_message_and_manual_moves_still_work(make_app, tmp_pat
     app = make_app(path)
     assert app.model is None
     assert ("does not exist" if problem == "missing" else "corrupt") in app.model_error
-    assert status_pixels(app, PyGame.ERROR) == 0
+    assert status_pixels(app, Gui_Theme.ERROR) == 0
     click(app, "R")
     click(app, "Solve")
     assert not app.thinking and "Solve needs a model" in app.message[0]
-    assert status_pixels(app, PyGame.ERROR) > 0  # the message is drawn, in red
+    assert status_pixels(app, Gui_Theme.ERROR) > 0  # the message is drawn, in red
     assert_screen_shows(app, apply_move_idx(solved_cube(), MOVE_NAMES.index("R")))
 
 
@@ -313,7 +338,7 @@ def test_cancel_stops_the_search_and_keeps_the_cube(make_app, how):
     worker = app.worker
     assert app.thinking
     app.step_frame(0.05)
-    assert status_pixels(app, PyGame.ACCENT) > 0  # "Thinking..." is on screen
+    assert status_pixels(app, Gui_Theme.ACCENT) > 0  # "Thinking..." is on screen
     click(app, "U")  # refused while searching: the search works on this cube
     assert np.array_equal(app.cube, before) and "Cancel" in app.message[0]
     if how == "escape":
@@ -326,7 +351,7 @@ def test_cancel_stops_the_search_and_keeps_the_cube(make_app, how):
     for _ in range(5):
         app.step_frame(0.05)
     assert np.array_equal(app.cube, before) and app.solution == [] and not app.animating
-    assert status_pixels(app, PyGame.ACCENT) == 0
+    assert status_pixels(app, Gui_Theme.ACCENT) == 0
 
 
 def test_sims_buttons_step_through_the_ladder(make_app):
@@ -352,7 +377,7 @@ def test_solve_with_mcts_keeps_the_seed_signature(checkpoints):
     env = Rubik2x2Env()
     env.reset(options={"scramble": "R"})
     start = env.cube.copy()
-    actions, formula = PyGame.solve_with_mcts(env, model, "cpu", num_simulations=50, max_steps=40)
+    actions, formula = Gui_Solve.solve_with_mcts(env, model, "cpu", num_simulations=50, max_steps=40)
     assert formula == " ".join(MOVE_NAMES[a] for a in actions)
     assert is_solved(apply_moves(start, actions))
     assert np.array_equal(env.cube, start)  # the caller's env is left alone
@@ -373,7 +398,7 @@ def test_gui_and_test_py_play_the_same_moves(checkpoints, scramble):
     record = runner.run_one_episode(model, "cpu", num_simulations=20, max_steps=12, scramble=scramble, out=None)
     env = Rubik2x2Env()
     env.reset(options={"scramble": scramble})
-    actions, _ = PyGame.solve_with_mcts(env, model, "cpu", num_simulations=20, max_steps=12)
+    actions, _ = Gui_Solve.solve_with_mcts(env, model, "cpu", num_simulations=20, max_steps=12)
     assert actions == record["actions"]
 
 
@@ -503,11 +528,11 @@ def assert_3x3_screen_shows(screen: pygame.Surface, cube: np.ndarray) -> None:
         for row in range(3):
             for col in range(3):
                 want = HOME[int(stickers[face * 9 + row * 3 + col])]
-                x, y = PyGame.sticker_rect(face, row, col, 3).topleft
+                x, y = VIEW.sticker_rect(face, row, col, 3).topleft
                 assert tuple(screen.get_at((x + 5, y + 5)))[:3] == want, f"net sticker {face},{row},{col}"
-                if face in PyGame.ISO_SHADE:
-                    got = tuple(screen.get_at(PyGame.iso_sticker_center(face, row, col, 3)))[:3]
-                    assert got == PyGame.shade(want, PyGame.ISO_SHADE[face]), f"3-D sticker {face},{row},{col}"
+                if face in Cube_View.ISO_SHADE:
+                    got = tuple(screen.get_at(VIEW.iso_sticker_center(face, row, col, 3)))[:3]
+                    assert got == Gui_Theme.shade(want, Cube_View.ISO_SHADE[face]), f"3-D sticker {face},{row},{col}"
 
 
 def test_3x3_window_draws_every_move_of_the_model_cube(make_app, net3):
@@ -527,9 +552,9 @@ def test_3x3_window_draws_every_move_of_the_model_cube(make_app, net3):
     click(app, "Reset")
     click(app, "U")
     for col in range(3):
-        assert tuple(app.screen.get_at(PyGame.iso_sticker_center(F, 0, col, 3)))[:3] == PyGame.shade(HOME[R], 0.86)
-        assert tuple(app.screen.get_at(PyGame.iso_sticker_center(F, 1, col, 3)))[:3] == PyGame.shade(HOME[F], 0.86)
-        assert tuple(app.screen.get_at(PyGame.iso_sticker_center(R, 0, col, 3)))[:3] == PyGame.shade(HOME[B], 0.70)
+        assert tuple(app.screen.get_at(VIEW.iso_sticker_center(F, 0, col, 3)))[:3] == Gui_Theme.shade(HOME[R], 0.86)
+        assert tuple(app.screen.get_at(VIEW.iso_sticker_center(F, 1, col, 3)))[:3] == Gui_Theme.shade(HOME[F], 0.86)
+        assert tuple(app.screen.get_at(VIEW.iso_sticker_center(R, 0, col, 3)))[:3] == Gui_Theme.shade(HOME[B], 0.70)
 
 
 def test_3x3_scramble_and_solve_in_the_window_with_kociemba_beside(make_app, net3):

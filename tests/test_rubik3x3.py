@@ -4,6 +4,7 @@ the puzzle description and the --puzzle flag of the scripts."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -20,6 +21,7 @@ import Kociemba_Solver as K
 import Rubik2x2Env as E2
 import Rubik3x3Env as E3
 import Solvers as S
+import Tree_Searches as T
 from conftest import REPO, VECTOR_PATHS_3X3, make_checkpoint
 from Policy_Value_Net import CheckpointError, PolicyValueNet, load_model, save_checkpoint
 from Puzzles import PUZZLES, add_puzzle_flag, get_puzzle
@@ -324,7 +326,7 @@ def near_table():
         child_keys = E3.batch_state_keys(children)
         _, first = np.unique(child_keys, return_index=True)
         children, child_keys = children[first], child_keys[first]
-        new = ~S._sorted_contains(seen, child_keys)
+        new = ~T._sorted_contains(seen, child_keys)
         frontier = children[new]
         keys.append(child_keys[new])
         dists.append(np.full(int(new.sum()), d))
@@ -394,7 +396,7 @@ def test_bestfirst_solves_short_3x3_scrambles(short_cubes):
     results = S.solve_cubes("bestfirst", cubes, puzzle=P3, max_nodes=50_000)
     check_results(cubes, results)
     assert all(r.solved for r in results)
-    assert S.seed_heuristic(E3.SOLVED_STICKERS, 0, P3)[0] == 72  # the seed's 3x3 count: 12 pairs a face
+    assert T.seed_heuristic(E3.SOLVED_STICKERS, 0, P3)[0] == 72  # the seed's 3x3 count: 12 pairs a face
 
 
 def test_solvers_never_claim_an_unverified_solve(near_table):
@@ -430,11 +432,24 @@ def test_network_solvers_and_refusals():
         check_results(cubes, results)
     with pytest.raises(ValueError, match="324"):
         S.solve_cubes("greedy", cubes, model=PolicyValueNet(), puzzle="3x3")  # a 2x2 network
-    for name in ("mcts", "gumbel"):
-        with pytest.raises(ValueError, match="2x2 only"):
-            S.solve_cubes(name, cubes, model=net3, puzzle="3x3")
+    for name in ("mcts", "gumbel"):  # the game searches take any puzzle (the scripts still refuse them)
+        results = S.solve_cubes(name, cubes, model=net3, puzzle="3x3", sims=8, max_moves=3)
+        check_results(cubes, results)
+        assert [r.nodes for r in results] == [8 * len(r.moves) for r in results] == [24] * len(cubes)
+        with pytest.raises(ValueError, match="324"):
+            S.solve_cubes(name, cubes, model=PolicyValueNet(), puzzle="3x3")  # a 2x2 network
     with pytest.raises(ValueError, match="2x2's"):
         PolicyValueNet(obs_dim=P3.obs_dim, canonical_orientation=True)
+
+
+def test_the_scripts_refusal_is_read_from_the_puzzle_entry():
+    """``solver_puzzle_problem`` reads the solver's spec and the puzzle's ``script_searches``, not its name."""
+    assert S.solver_puzzle_problem("beam", "3x3") is None and S.solver_puzzle_problem("mcts", "2x2") is None
+    assert S.solver_puzzle_problem("gumbel", "3x3").startswith("--solver gumbel searches the 2x2 only so far")
+    ready = dataclasses.replace(P3, script_searches=True)
+    assert all(S.solver_puzzle_problem(name, ready) is None for name in S.SOLVER_NAMES)
+    held = dataclasses.replace(get_puzzle("2x2"), script_searches=False)
+    assert S.solver_puzzle_problem("mcts", held) is not None and S.solver_puzzle_problem("greedy", held) is None
 
 
 # --------------------------------------------------------------------------- the puzzle description

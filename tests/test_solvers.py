@@ -11,11 +11,14 @@ import numpy as np
 import pytest
 import torch
 
+import Solver_Base as B
 import Solvers as S
+import Tree_Searches as T
 from Optimal_Solver import get_solver
 from Policy_Value_Net import PolicyValueNet
 from Puzzles import get_puzzle
 from Rubik2x2Env import (
+    MOVE_PERMS,
     NO_ACTION,
     ROTATION_PERMS,
     SOLVED_STICKERS,
@@ -36,7 +39,7 @@ def solver(isolated_solver_cache):
 
 @pytest.fixture(scope="module")
 def exact(solver):
-    return S.exact_value_fn(solver)
+    return B.exact_value_fn(solver)
 
 
 @pytest.fixture(scope="module")
@@ -65,7 +68,7 @@ def check_results(cubes, results) -> None:
 
 
 def test_value_to_moves():
-    assert S.value_to_moves(np.array([1.0, 1 - 0.03 * 5, 1.2, -1.0])) == pytest.approx([0.0, 5.0, 0.0, 2 / 0.03])
+    assert B.value_to_moves(np.array([1.0, 1 - 0.03 * 5, 1.2, -1.0])) == pytest.approx([0.0, 5.0, 0.0, 2 / 0.03])
 
 
 def test_greedy_exact_is_optimal_and_legal(by_distance, exact, solver):
@@ -106,7 +109,7 @@ def test_astar_defaults_and_history(by_distance, exact, solver):
     check_results(cubes, results)
     assert all(r.solved and len(r.moves) >= d for r, d in zip(results, solver.batch_distance(cubes)))
     cube = apply_moves(SOLVED_STICKERS, parse_moves("U'"))
-    r = S.astar(cube, exact, last=1, count=2, lam=1.0)
+    r = T.astar(cube, exact, last=1, count=2, lam=1.0)
     assert r.solved and r.moves[0] not in (0, 1) and legal_under_mask(r.moves, 1, 2)
 
 
@@ -120,7 +123,7 @@ def test_beam_exact_is_optimal(by_distance, exact, solver):
 
 def test_beam_policy_rank(by_distance, solver):
     def policy_fn(states):  # logits that favour the moves towards solved
-        children = states[:, S.MOVE_PERMS].reshape(-1, 24)
+        children = states[:, MOVE_PERMS].reshape(-1, 24)
         return -5.0 * solver.batch_distance(children).reshape(-1, 12)
 
     cubes = np.concatenate([by_distance[d][:2] for d in (4, 9, 13)])
@@ -128,7 +131,7 @@ def test_beam_policy_rank(by_distance, solver):
     check_results(cubes, results)
     assert [len(r.moves) for r in results] == solver.batch_distance(cubes).tolist()
     with pytest.raises(ValueError, match="policy_fn"):
-        S.beam(cubes[0], value_fn=lambda c: np.zeros(len(c)), rank="policy")
+        T.beam(cubes[0], value_fn=lambda c: np.zeros(len(c)), rank="policy")
 
 
 def test_bestfirst_solves_short_scrambles_and_keeps_its_budget(by_distance):
@@ -139,8 +142,8 @@ def test_bestfirst_solves_short_scrambles_and_keeps_its_budget(by_distance):
     tiny = S.solve_cubes("bestfirst", by_distance[6], max_nodes=30)
     check_results(by_distance[6], tiny)
     assert all(not r.solved and r.moves == [] and r.nodes <= 30 for r in tiny)
-    assert S.seed_heuristic(SOLVED_STICKERS, 0)[0] == 24
-    assert S.seed_heuristic(SOLVED_STICKERS, 2)[0] == 24 - 8
+    assert T.seed_heuristic(SOLVED_STICKERS, 0)[0] == 24
+    assert T.seed_heuristic(SOLVED_STICKERS, 2)[0] == 24 - 8
 
 
 def test_budgets_are_not_solves(by_distance, exact):
@@ -187,7 +190,7 @@ def test_mcts_wrapper_plays_exactly_the_evaluation(torch_one_thread):
 
 def test_mcts_with_functions(exact, solver, by_distance):
     def policy_fn(states):
-        children = states[:, S.MOVE_PERMS].reshape(-1, 24)
+        children = states[:, MOVE_PERMS].reshape(-1, 24)
         return -3.0 * solver.batch_distance(children).reshape(-1, 12)
 
     cubes = np.concatenate([by_distance[d][:1] for d in (1, 3, 5)])
@@ -251,12 +254,12 @@ def seed_bestfirst_reference(cube: np.ndarray) -> list[int]:
         return bool(batch_is_solved(c[None])[0])
 
     nodes = [(cube, 0, -1, -1)]  # (state, steps, parent, action)
-    frontier = [(int(S.seed_heuristic(cube, 0)[0]), 0)]  # ascending; new equals go right
+    frontier = [(int(T.seed_heuristic(cube, 0)[0]), 0)]  # ascending; new equals go right
     explored = {cube.tobytes()}
     while frontier:
         _, node = frontier.pop()
         state, steps = nodes[node][0], nodes[node][1]
-        for a in S.SEED_ACTION_ORDER.tolist():
+        for a in T.SEED_ACTION_ORDER.tolist():
             child = apply_move_idx(state, a)
             if solved(child):
                 moves = [a]
@@ -268,7 +271,7 @@ def seed_bestfirst_reference(cube: np.ndarray) -> list[int]:
                 continue
             explored.add(child.tobytes())
             nodes.append((child, steps + 1, node, a))
-            score = int(S.seed_heuristic(child, steps + 1)[0])
+            score = int(T.seed_heuristic(child, steps + 1)[0])
             frontier.insert(bisect.bisect_right([s for s, _ in frontier], score), (score, len(nodes) - 1))
     return []
 
@@ -325,7 +328,7 @@ def reference_beam(cube, value_fn=None, policy_fn=None, last=NO_ACTION, count=0,
     root = np.asarray(cube, dtype=np.int8).reshape(1, 24)
     if batch_is_solved(root)[0]:
         return S.SolveResult([], True, 0, 0.0)
-    states, (lasts, counts) = root, S._history(1, last, count)
+    states, (lasts, counts) = root, B.start_history(1, last, count)
     paths = np.zeros((1, 0), np.intp)
     cum = np.zeros(1)
     held = {int(batch_state_keys(root)[0])}  # every state a beam has held
@@ -344,7 +347,7 @@ def reference_beam(cube, value_fn=None, policy_fn=None, last=NO_ACTION, count=0,
         if rank == "value":
             score = np.asarray(value_fn(children), dtype=np.float64)
         else:
-            score = cum[parent] + S._log_softmax(policy_fn(states))[parent, action]
+            score = cum[parent] + B.log_softmax(policy_fn(states))[parent, action]
         order = np.argsort(-score, kind="stable")
         _, first = np.unique(batch_state_keys(children[order]), return_index=True)
         order = order[np.sort(first)]
@@ -369,13 +372,13 @@ def reference_astar(cube, value_fn, last=NO_ACTION, count=0, lam=0.6, batch=100,
     root = np.asarray(cube, dtype=np.int8).reshape(1, 24)
     if batch_is_solved(root)[0]:
         return S.SolveResult([], True, 0, 0.0)
-    last, count = S._history(1, last, count)
-    graph = S._Graph()
+    last, count = B.start_history(1, last, count)
+    graph = T._Graph(24)
     graph.add(batch_state_keys(root), root, 0, 0.0, -1, last, count)
     tiebreak = itertools.count()
     open_heap = [(0.0, 0, next(tiebreak), 0, 0)]
     goal, goal_g, nodes = -1, np.inf, 0
-    while open_heap and (goal < 0 or open_heap[0][0] < round(lam * goal_g, S.F_DECIMALS)):
+    while open_heap and (goal < 0 or open_heap[0][0] < round(lam * goal_g, T.F_DECIMALS)):
         room = min(batch, (max_nodes - nodes) // 12)
         popped = []
         while open_heap and len(popped) < room:
@@ -383,7 +386,7 @@ def reference_astar(cube, value_fn, last=NO_ACTION, count=0, lam=0.6, batch=100,
             if g == graph.g[node] and g < graph.closed_g[node]:
                 graph.closed_g[node] = g
                 popped.append(node)
-            if goal >= 0 and open_heap and open_heap[0][0] >= round(lam * goal_g, S.F_DECIMALS):
+            if goal >= 0 and open_heap and open_heap[0][0] >= round(lam * goal_g, T.F_DECIMALS):
                 break
         if not popped:
             break
@@ -427,14 +430,14 @@ def reference_expand(graph, parents, value_fn, lam, open_heap, tiebreak, nodes, 
     solved = batch_is_solved(state[new])
     h = np.zeros(len(new))
     if (~solved).any():
-        h[~solved] = S.value_to_moves(value_fn(state[new[~solved]]))
+        h[~solved] = B.value_to_moves(value_fn(state[new[~solved]]))
     new_ids = graph.add(keys[new], state[new], g[new], h, parent[new], action[new], count[new])
     touched = np.concatenate([ids, new_ids])
     is_goal = batch_is_solved(graph.state[touched])
     for node in touched[is_goal].tolist():
         if graph.g[node] < goal_g:
             goal, goal_g = node, graph.g[node]
-    f = np.round(lam * graph.g[touched] + graph.h[touched], S.F_DECIMALS)
+    f = np.round(lam * graph.g[touched] + graph.h[touched], T.F_DECIMALS)
     for node, f_node, g_node in zip(
         touched[~is_goal].tolist(), f[~is_goal].tolist(), graph.g[touched[~is_goal]].tolist()
     ):
@@ -465,10 +468,12 @@ def value_tables(solver, exact) -> dict:
     coarse = (1 - 0.03 * rng.integers(0, 15, 3_674_160)).astype(np.float32)
     torch.manual_seed(3)
     net_value, _ = S.network_fns(PolicyValueNet())
+    from Rubik2x2Env import batch_state_keys
+
     memo: dict[int, float] = {}
 
     def net(cubes):
-        keys = S.batch_state_keys(cubes).tolist()
+        keys = batch_state_keys(cubes).tolist()
         todo = [i for i, k in enumerate(keys) if k not in memo]
         if todo:
             memo.update(zip([keys[i] for i in todo], net_value(cubes[todo]).tolist()))
@@ -496,12 +501,12 @@ def test_beam_lockstep_matches_one_cube_at_a_time(lockstep_cubes, value_tables, 
     fn = value_tables[fn_name]
     budget = 3000
     want = [reference_beam(c, fn, None, a, k, width, 16, budget) for c, a, k in zip(cubes, last, count)]
-    for chunk in (S.LOCKSTEP_CHUNK, 7):
+    for chunk in (T.LOCKSTEP_CHUNK, 7):
         got = S.beam_lockstep(cubes, fn, None, last, count, width, 16, budget, chunk=chunk)
         check_results(cubes, got)
         assert same_steps(got, want) == []
         assert all(r.nodes <= budget for r in got)
-    alone = [S.beam(c, fn, None, a, k, width, 16, budget) for c, a, k in zip(cubes[::6], last[::6], count[::6])]
+    alone = [T.beam(c, fn, None, a, k, width, 16, budget) for c, a, k in zip(cubes[::6], last[::6], count[::6])]
     assert same_steps(alone, want[::6]) == []
 
 
@@ -540,12 +545,12 @@ def test_astar_lockstep_matches_one_cube_at_a_time(lockstep_cubes, value_tables,
     fn = value_tables[fn_name]
     budget = 3000 if fn_name == "exact" else 1500
     want = [reference_astar(c, fn, a, k, lam, batch, budget) for c, a, k in zip(cubes, last, count)]
-    for chunk in (S.LOCKSTEP_CHUNK, 5):
+    for chunk in (T.LOCKSTEP_CHUNK, 5):
         got = S.astar_lockstep(cubes, fn, last, count, lam, batch, budget, chunk=chunk)
         check_results(cubes, got)
         assert same_steps(got, want) == []
         assert all(r.nodes <= budget for r in got)
-    alone = [S.astar(c, fn, a, k, lam, batch, budget) for c, a, k in zip(cubes[::6], last[::6], count[::6])]
+    alone = [T.astar(c, fn, a, k, lam, batch, budget) for c, a, k in zip(cubes[::6], last[::6], count[::6])]
     assert same_steps(alone, want[::6]) == []
 
 
@@ -603,7 +608,7 @@ def test_lockstep_budgets_and_shared_seconds(lockstep_cubes, exact, solver):
         timed = S.solve_cubes(name, cubes, value_fn=exact, seconds=1e-9, beam_width=50, astar_batch=50)
         check_results(cubes, timed)
         assert not any(r.solved for r, d in zip(timed, dist) if d >= 3)
-        groups = -(-len(cubes) // (S.LOCKSTEP_NODES // S.SolverOptions().max_nodes)) if name == "astar" else 1
+        groups = -(-len(cubes) // (T.LOCKSTEP_NODES // S.SolverOptions().max_nodes)) if name == "astar" else 1
         assert len({r.seconds for r in timed}) == groups and all(r.seconds > 0 for r in timed)
 
 
