@@ -26,6 +26,7 @@ given the cubes, so its results equal the in-process run.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 
@@ -33,6 +34,8 @@ import numpy as np
 import torch
 
 import Cli
+from Evaluation_Modes import play_cubes
+from Puzzles import get_puzzle
 
 BACKENDS = ("local", "ray")
 MAX_WORKERS = 1024
@@ -117,12 +120,8 @@ def _seed_targets(model, rng, kind, n, length, puzzle="2x2"):
 
 
 def _evaluate(model, rng, cubes, solver, options, sims, max_steps, seed, c_puct, puzzle="2x2"):
-    from evaluate import ScrambleEvaluator
-
-    evaluator = ScrambleEvaluator(
-        device="cpu", seed=seed, model=model, c_puct=c_puct, solver=solver, solver_options=options, puzzle=puzzle
-    )
-    return evaluator.play(cubes, sims, max_steps)
+    options = dataclasses.replace(options, sims=sims, max_moves=max_steps, c_puct=float(c_puct), seed=int(seed))
+    return play_cubes(solver, cubes, options, model=model, device=torch.device("cpu"), puzzle=get_puzzle(puzzle))
 
 
 TASKS = {"selfplay": _self_play, "lookahead": _lookahead, "seed": _seed_targets, "evaluate": _evaluate}
@@ -276,8 +275,8 @@ class WorkerPool:
 
     # -- evaluate.py: cubes drawn by the driver, split into contiguous chunks ----------------
     def evaluate(self, model, cubes, solver, options, sims, max_steps, seed, c_puct, puzzle="2x2"):
-        """``ScrambleEvaluator.play`` of each contiguous chunk of ``cubes`` (of ``puzzle``, by
-        name) on a worker: the ``SolverRun``s in order (``evaluate.concat_runs`` joins them)."""
+        """``Evaluation_Modes.play_cubes`` of each contiguous chunk of ``cubes`` (of ``puzzle``, by
+        name) on a worker: the ``SolverRun``s in order (``Evaluation_Modes.concat_runs`` joins them)."""
         bounds = np.cumsum([0, *split_counts(len(cubes), self.workers)])
         params = [
             None

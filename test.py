@@ -40,8 +40,7 @@ from Cli import (
     load_script_model,
     resolve_device,
 )
-from Policy_Value_Net import CheckpointError, PolicyValueNet
-from Policy_Value_Net import load_model as _load_model
+from Policy_Value_Net import CheckpointError, PolicyValueNet, load_model
 from Puzzles import Puzzle, add_puzzle_flag, get_puzzle
 from Rubik2x2Env import MOVE_NAMES, format_moves, parse_moves
 from Self_Play import greedy_solve
@@ -56,10 +55,11 @@ from Solvers import (
 )
 
 
-def load_model(path: str, device) -> PolicyValueNet:
-    """The original's helper: a ``PolicyValueNet`` with the weights of ``path``, in eval mode.
-    Raises ``CheckpointError`` (one sentence) for a missing or corrupt file."""
-    return _load_model(path, device)
+def load_network_in_eval_mode(path: str, device) -> PolicyValueNet:
+    """The original's ``load_model`` helper, renamed so as not to shadow
+    ``Policy_Value_Net.load_model``: a ``PolicyValueNet`` with the weights of ``path``, in eval
+    mode, on ``device``. Raises ``CheckpointError`` (one sentence) for a missing or corrupt file."""
+    return load_model(path, device)
 
 
 def optimal_length(cube) -> int | None:
