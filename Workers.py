@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import signal
 import time
 
 import numpy as np
@@ -35,7 +36,12 @@ import torch
 
 import Cli
 from Evaluation_Modes import play_cubes
+from Lookahead_Targets import lookahead_targets, scramble_path_states
+from Policy_Value_Net import eval_mode, model_from_state
 from Puzzles import get_puzzle
+from Rubik2x2Env import batch_scramble
+from Seed_Targets import seed_training_sample
+from Self_Play import EpisodeResults, play_episodes
 
 BACKENDS = ("local", "ray")
 MAX_WORKERS = 1024
@@ -92,10 +98,6 @@ def worker_rng(seed: int, iteration: int, worker: int) -> np.random.Generator:
 
 
 def _self_play(model, rng, n, length, max_steps, sims, select_mode, temperature, c_puct):
-    from Policy_Value_Net import eval_mode
-    from Rubik2x2Env import batch_scramble
-    from Self_Play import play_episodes
-
     with eval_mode(model):
         start_cubes, _ = batch_scramble(rng, n, length)
         return play_episodes(
@@ -104,8 +106,6 @@ def _self_play(model, rng, n, length, max_steps, sims, select_mode, temperature,
 
 
 def _lookahead(model, rng, n, length, double_estimate, policy_temperature):
-    from Lookahead_Targets import lookahead_targets, scramble_path_states
-
     cubes, depth, last = scramble_path_states(rng, n, length)
     z, pi = lookahead_targets(
         model, cubes, depth, last, "cpu", rng=rng if double_estimate else None, policy_temperature=policy_temperature
@@ -114,8 +114,6 @@ def _lookahead(model, rng, n, length, double_estimate, policy_temperature):
 
 
 def _seed_targets(model, rng, kind, n, length, puzzle="2x2"):
-    from Seed_Targets import seed_training_sample
-
     return seed_training_sample(kind, model, rng, n, length, "cpu", puzzle)
 
 
@@ -130,8 +128,6 @@ TASKS = {"selfplay": _self_play, "lookahead": _lookahead, "seed": _seed_targets,
 def run_task(weights: dict | None, kind: str, key: tuple[int, int, int], params: dict):
     """One worker's share: the network rebuilt from ``weights`` (None: no network), the
     random stream of ``key = (seed, iteration, worker)``, one thread."""
-    from Policy_Value_Net import model_from_state
-
     torch.set_num_threads(1)
     model = None if weights is None else model_from_state(weights, "<worker weights>").eval()
     with torch.no_grad():
@@ -139,8 +135,6 @@ def run_task(weights: dict | None, kind: str, key: tuple[int, int, int], params:
 
 
 def _init_local_worker() -> None:
-    import signal
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the driver's: it saves and stops
     torch.set_num_threads(1)
 
@@ -235,8 +229,6 @@ class WorkerPool:
     def self_play(self, model, iteration, n, max_steps, sims, length, select_mode, temperature, c_puct):
         """``n`` self-play episodes split over the workers: one ``EpisodeResults`` (episodes
         in worker order; ``seconds`` = wall time of the whole step)."""
-        from Self_Play import EpisodeResults
-
         start = time.perf_counter()
         params = self._shares(
             n,
