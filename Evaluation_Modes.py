@@ -33,10 +33,6 @@ class ScrambleFileError(Exception):
     """A scramble file cannot be used. The message is one sentence naming the bad line(s)."""
 
 
-class AllPositionsError(Exception):
-    """``--all-positions`` cannot run as asked. The message is one sentence."""
-
-
 def replay_solved(start_cubes: np.ndarray, actions: list[list[int]], puzzle: Puzzle | str | None = None) -> np.ndarray:
     """``(n,)`` bool: replaying each move list from its start cube solves it."""
     lengths = np.array([len(a) for a in actions], dtype=np.int64)
@@ -218,7 +214,7 @@ def run_costs(run, group=slice(None)) -> tuple:
     return run.nodes[group], run.cube_seconds[group]
 
 
-# --------------------------------------------------------------------------- pure evaluations
+# --------------------------------------------------------------------------- each mode's cubes and rows
 
 
 def scramble_range_cubes(
@@ -320,6 +316,7 @@ def search_settings(runs: int, num_simulations: int, max_episode_steps: int, **m
     }
 
 
+# --------------------------------------------------------------------------- optimal scrambles
 def optimal_solutions(cubes: np.ndarray) -> list[list[int]]:
     """An optimal solution of every cube, as ``OptimalSolver.solve`` finds it (at each step
     the lowest action one move closer), for many cubes at once."""
@@ -344,6 +341,7 @@ def optimal_scrambles(cubes: np.ndarray) -> list[str]:
     return [format_moves([a ^ 1 for a in reversed(sol)]) for sol in optimal_solutions(cubes)]
 
 
+# --------------------------------------------------------------------------- scramble files
 def read_scramble_file(path: str) -> list[tuple[int, str, list[int]]]:
     """``(line number, text, actions)`` for each scramble line of ``path``.
 

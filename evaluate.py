@@ -60,8 +60,8 @@ import os
 
 if __name__ == "__main__":
     # Only when run as a script (importing this module changes nothing), and before torch is
-    # imported (libgomp reads it once, when torch loads it): an os.environ change, the one
-    # statement PEP 8's tools allow among the imports. Waiting OpenMP threads go to sleep at
+    # imported (libgomp reads it once, when torch loads it): an os.environ change, which ruff's
+    # E402 allows before imports (nothing else runs before them). Waiting OpenMP threads go to sleep at
     # once instead of spinning: beside another busy process on the same 2 cores (training, say)
     # spinning made this evaluation 2-3x slower with 2,000 episodes and 10-30x slower with a
     # few, while on an idle machine spinning gains 4-24% (spec, section 8; most with small
