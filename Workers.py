@@ -26,13 +26,22 @@ given the cubes, so its results equal the in-process run.
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import signal
 import time
 
 import numpy as np
 import torch
 
 import Cli
+from Evaluation_Modes import play_cubes
+from Lookahead_Targets import lookahead_targets, scramble_path_states
+from Policy_Value_Net import eval_mode, model_from_state
+from Puzzles import get_puzzle
+from Rubik2x2Env import batch_scramble
+from Seed_Targets import seed_training_sample
+from Self_Play import EpisodeResults, play_episodes
 
 BACKENDS = ("local", "ray")
 MAX_WORKERS = 1024
@@ -89,10 +98,6 @@ def worker_rng(seed: int, iteration: int, worker: int) -> np.random.Generator:
 
 
 def _self_play(model, rng, n, length, max_steps, sims, select_mode, temperature, c_puct):
-    from Policy_Value_Net import eval_mode
-    from Rubik2x2Env import batch_scramble
-    from Self_Play import play_episodes
-
     with eval_mode(model):
         start_cubes, _ = batch_scramble(rng, n, length)
         return play_episodes(
@@ -101,8 +106,6 @@ def _self_play(model, rng, n, length, max_steps, sims, select_mode, temperature,
 
 
 def _lookahead(model, rng, n, length, double_estimate, policy_temperature):
-    from Lookahead_Targets import lookahead_targets, scramble_path_states
-
     cubes, depth, last = scramble_path_states(rng, n, length)
     z, pi = lookahead_targets(
         model, cubes, depth, last, "cpu", rng=rng if double_estimate else None, policy_temperature=policy_temperature
@@ -111,18 +114,12 @@ def _lookahead(model, rng, n, length, double_estimate, policy_temperature):
 
 
 def _seed_targets(model, rng, kind, n, length, puzzle="2x2"):
-    from Seed_Targets import seed_training_sample
-
     return seed_training_sample(kind, model, rng, n, length, "cpu", puzzle)
 
 
 def _evaluate(model, rng, cubes, solver, options, sims, max_steps, seed, c_puct, puzzle="2x2"):
-    from evaluate import ScrambleEvaluator
-
-    evaluator = ScrambleEvaluator(
-        device="cpu", seed=seed, model=model, c_puct=c_puct, solver=solver, solver_options=options, puzzle=puzzle
-    )
-    return evaluator.play(cubes, sims, max_steps)
+    options = dataclasses.replace(options, sims=sims, max_moves=max_steps, c_puct=float(c_puct), seed=int(seed))
+    return play_cubes(solver, cubes, options, model=model, device=torch.device("cpu"), puzzle=get_puzzle(puzzle))
 
 
 TASKS = {"selfplay": _self_play, "lookahead": _lookahead, "seed": _seed_targets, "evaluate": _evaluate}
@@ -131,8 +128,6 @@ TASKS = {"selfplay": _self_play, "lookahead": _lookahead, "seed": _seed_targets,
 def run_task(weights: dict | None, kind: str, key: tuple[int, int, int], params: dict):
     """One worker's share: the network rebuilt from ``weights`` (None: no network), the
     random stream of ``key = (seed, iteration, worker)``, one thread."""
-    from Policy_Value_Net import model_from_state
-
     torch.set_num_threads(1)
     model = None if weights is None else model_from_state(weights, "<worker weights>").eval()
     with torch.no_grad():
@@ -140,8 +135,6 @@ def run_task(weights: dict | None, kind: str, key: tuple[int, int, int], params:
 
 
 def _init_local_worker() -> None:
-    import signal
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the driver's: it saves and stops
     torch.set_num_threads(1)
 
@@ -236,8 +229,6 @@ class WorkerPool:
     def self_play(self, model, iteration, n, max_steps, sims, length, select_mode, temperature, c_puct):
         """``n`` self-play episodes split over the workers: one ``EpisodeResults`` (episodes
         in worker order; ``seconds`` = wall time of the whole step)."""
-        from Self_Play import EpisodeResults
-
         start = time.perf_counter()
         params = self._shares(
             n,
@@ -276,8 +267,8 @@ class WorkerPool:
 
     # -- evaluate.py: cubes drawn by the driver, split into contiguous chunks ----------------
     def evaluate(self, model, cubes, solver, options, sims, max_steps, seed, c_puct, puzzle="2x2"):
-        """``ScrambleEvaluator.play`` of each contiguous chunk of ``cubes`` (of ``puzzle``, by
-        name) on a worker: the ``SolverRun``s in order (``evaluate.concat_runs`` joins them)."""
+        """``Evaluation_Modes.play_cubes`` of each contiguous chunk of ``cubes`` (of ``puzzle``, by
+        name) on a worker: the ``SolverRun``s in order (``Evaluation_Modes.concat_runs`` joins them)."""
         bounds = np.cumsum([0, *split_counts(len(cubes), self.workers)])
         params = [
             None

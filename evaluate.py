@@ -59,32 +59,25 @@ from __future__ import annotations
 import os
 
 if __name__ == "__main__":
-    # Only when run as a script (importing this module changes nothing), and before torch
-    # is imported. Waiting OpenMP threads go to sleep at once instead of spinning: beside
-    # another busy process on the same 2 cores (training, say) spinning made this
-    # evaluation 2-3x slower with 2,000 episodes and 10-30x slower with a few, while on an
-    # idle machine spinning gains 4-24% (spec, section 8; most with small batches).
-    # Export GOMP_SPINCOUNT=10000000 on an idle machine to get that back.
+    # Only when run as a script (importing this module changes nothing), and before torch is
+    # imported (libgomp reads it once, when torch loads it): an os.environ change, which ruff's
+    # E402 allows before imports (nothing else runs before them). Waiting OpenMP threads go to sleep at
+    # once instead of spinning: beside another busy process on the same 2 cores (training, say)
+    # spinning made this evaluation 2-3x slower with 2,000 episodes and 10-30x slower with a
+    # few, while on an idle machine spinning gains 4-24% (spec, section 8; most with small
+    # batches). Export GOMP_SPINCOUNT=10000000 on an idle machine to get that back.
     os.environ.setdefault("GOMP_SPINCOUNT", "0")
-    import Cli
 
-    Cli.quiet_interrupts()  # Ctrl-C while torch loads: one line, not a traceback
+import argparse
+import dataclasses
+import time
 
-import argparse  # noqa: E402
-import dataclasses  # noqa: E402
-import json  # noqa: E402
-import time  # noqa: E402
+import numpy as np
+import torch
 
-import matplotlib  # noqa: E402
-
-matplotlib.use("Agg")  # files only: never needs a display
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
-
-import Cli  # noqa: E402
-import Workers  # noqa: E402
-from Cli import (  # noqa: E402
+import Cli
+import Workers
+from Cli import (
     C_PUCT,
     EVAL_SIMULATIONS,
     MAX_MOVES,
@@ -96,35 +89,47 @@ from Cli import (  # noqa: E402
     resolve_device,
     show_progress,
 )
-from Optimal_Solver import MAX_DISTANCE, NUM_STATES, get_solver  # noqa: E402
-from Plot_Scatter import save_figure  # noqa: E402
-from Policy_Value_Net import CheckpointError, load_model  # noqa: E402
-from Puzzles import Puzzle, add_puzzle_flag, get_puzzle  # noqa: E402
-from Rubik2x2Env import (  # noqa: E402
-    MOVE_PERMS,
-    NUM_ACTIONS,
-    NUM_STICKERS,
-    format_moves,
-    parse_moves,
+from Evaluation_All_Positions import ALL_POSITIONS_SAMPLE, AllPositionsError, all_positions_mode, write_jsonl
+from Evaluation_Modes import (
+    ScrambleFileError,
+    distance_mode,
+    play_cubes,
+    read_scramble_file,
+    run_costs,
+    scramble_file_mode,
+    scramble_range_mode,
+    summarize,
+    uniform_mode,
 )
-from Run_IO import OutputError, atomic_write, check_writable, find_checkpoint, read_json, remove_stale_temps, write_json  # noqa: E402,E501
-from Self_Play import EpisodeResults, play_greedy  # noqa: E402
-from Solvers import (  # noqa: E402
+from Evaluation_Report import (
+    all_positions_table,
+    cell,
+    distance_table,
+    pct,
+    plot_all_positions,
+    plot_distance_data,
+    plot_scramble_rows,
+    scramble_range_table,
+    scramble_records_table,
+)
+from Optimal_Solver import MAX_DISTANCE, get_solver
+from Policy_Value_Net import CheckpointError, load_model
+from Puzzles import Puzzle, add_puzzle_flag, get_puzzle
+from Run_IO import OutputError, check_writable, find_checkpoint, read_json, remove_stale_temps, write_json
+from Solvers import (
     NETWORK_SOLVERS,
     SolverOptions,
     SolverRun,
     add_solver_arguments,
     check_network,
-    network_fns,
     options_from_args,
     resolve_solver,
-    solve_cubes,
     solver_puzzle_problem,
     solver_settings,
-    verify_batch,
 )
 
 SCRAMBLE_RESULT_FILE = "eval_scramble_result.json"
+SCRAMBLES_RESULT_FILE = "eval_scrambles.json"
 UNIFORM_RESULT_FILE = "eval_uniform.json"
 SCRAMBLE_CHART_FILE = "eval_bar_chart.png"
 DISTANCE_RESULT_FILE = "eval_by_distance.json"
@@ -132,442 +137,13 @@ DISTANCE_CHART_FILE = "eval_by_distance.png"
 ALL_POSITIONS_RESULT_FILE = "eval_all_positions.json"
 ALL_POSITIONS_CHART_FILE = "eval_all_positions.png"
 ALL_POSITIONS_FAILURES_FILE = "all_positions_failures.jsonl"
-ALL_POSITIONS_SAMPLE = 100_000  # uniform positions of --all-positions with a solver other than greedy
-FAR_DISTANCE = 13  # ... plus every position at this distance or more (90,556 positions)
-LOCKSTEP_SOLVERS = ("mcts", "greedy", "gumbel")  # advance many cubes at once: one call per batch
-SEARCH_CHUNK = 1024  # cubes per lockstep tree search (mcts, gumbel) in --all-positions: bounds memory
-
-
-class ScrambleFileError(Exception):
-    """A scramble file cannot be used. The message is one sentence naming the bad line(s)."""
-
-
-class AllPositionsError(Exception):
-    """``--all-positions`` cannot run as asked. The message is one sentence."""
-
-
-def replay_solved(start_cubes: np.ndarray, actions: list[list[int]], puzzle: Puzzle | str | None = None) -> np.ndarray:
-    """``(n,)`` bool: replaying each move list from its start cube solves it."""
-    lengths = np.array([len(a) for a in actions], dtype=np.int64)
-    moves = np.zeros((len(actions), max(int(lengths.max(initial=0)), 1)), np.int64)
-    for i, a in enumerate(actions):
-        moves[i, : len(a)] = a
-    return verify_batch(start_cubes, moves, lengths, puzzle)
-
-
-def concat_runs(runs: list[SolverRun]) -> SolverRun:
-    """One ``SolverRun`` of several played one after another (cubes in order)."""
-    return SolverRun(
-        start_cubes=np.concatenate([r.start_cubes for r in runs]),
-        actions=[a for r in runs for a in r.actions],
-        solved=np.concatenate([r.solved for r in runs]),
-        simulations=sum(r.simulations for r in runs),
-        seconds=sum(r.seconds for r in runs),
-        network_states=sum(r.network_states for r in runs),
-        solver=runs[0].solver,
-        nodes=np.concatenate([r.nodes for r in runs]),
-        cube_seconds=np.concatenate([r.cube_seconds for r in runs]),
-    )
-
-
-# --------------------------------------------------------------------------- statistics
-def _mean(values) -> float | None:
-    """Mean rounded for the JSON, or None (JSON null) when there is nothing to average."""
-    values = np.asarray(values, dtype=np.float64)
-    return round(float(values.mean()), 4) if len(values) else None
-
-
-def summarize(
-    solved: np.ndarray, lengths: np.ndarray, optimal: np.ndarray | None, nodes=None, seconds=None, kociemba=None
-) -> dict:
-    """Statistics of a group of episodes.
-
-    ``mean_length`` averages the moves of the solved episodes only (an unsolved episode
-    always stops at the move limit, which says nothing about solution length);
-    ``mean_optimal`` averages the true distance of ALL start positions of the group (how
-    hard the group really is); ``mean_ratio_to_optimal`` averages ``moves / optimal`` over
-    the solved episodes whose start was not already solved (optimal > 0). With ``nodes``
-    and ``seconds`` (per episode) also ``mean_nodes`` and ``mean_seconds`` over ALL episodes.
-    ``optimal`` None (the 3x3: unknown): both optimal statistics are None; then ``kociemba``
-    (the reference solutions' quarter-turn lengths) gives ``mean_kociemba`` and
-    ``mean_ratio_to_kociemba`` the same way.
-    """
-    solved = np.asarray(solved, dtype=bool)
-    lengths = np.asarray(lengths)
-    stats = {
-        "episodes": int(len(solved)),
-        "solved": int(solved.sum()),
-        "solve_rate": float(solved.mean()) if len(solved) else 0.0,
-        "mean_length": _mean(lengths[solved]),
-        **_reference_stats("optimal", solved, lengths, optimal),
-    }
-    if kociemba is not None:
-        stats.update(_reference_stats("kociemba", solved, lengths, kociemba))
-    stats.update(_cost_stats(nodes, seconds))
-    return stats
-
-
-def _reference_stats(name: str, solved: np.ndarray, lengths: np.ndarray, reference) -> dict:
-    """``mean_<name>`` over all episodes and ``mean_ratio_to_<name>`` over the solved ones whose
-    reference length is above 0 (None for both when the reference is unknown)."""
-    if reference is None:
-        return {f"mean_{name}": None, f"mean_ratio_to_{name}": None}
-    reference = np.asarray(reference)
-    with_ratio = solved & (reference > 0)
-    return {
-        f"mean_{name}": _mean(reference),
-        f"mean_ratio_to_{name}": _mean(lengths[with_ratio] / reference[with_ratio]),
-    }
-
-
-def _cost_stats(nodes=None, seconds=None) -> dict:
-    """``mean_nodes`` and ``mean_seconds`` per cube (those given)."""
-    out = {}
-    if nodes is not None:
-        out["mean_nodes"] = round(float(np.mean(nodes)), 2) if len(nodes) else None
-    if seconds is not None:
-        out["mean_seconds"] = round(float(np.mean(seconds)), 6) if len(seconds) else None
-    return out
-
-
-def _run_costs(run, group=slice(None)) -> tuple:
-    """The per-cube nodes and seconds of ``run`` (a ``SolverRun``) in ``group``, else Nones."""
-    if not isinstance(run, SolverRun):
-        return None, None
-    return run.nodes[group], run.cube_seconds[group]
-
-
-# --------------------------------------------------------------------------- pure evaluations
-
-
-def scramble_range_cubes(
-    seed: int, n_runs: int, min_len: int, max_len: int, puzzle: Puzzle | str | None = None
-) -> np.ndarray:
-    """``n_runs`` random scrambles of every length ``min_len..max_len`` (the scramble rule of
-    training: no move followed by its inverse), drawn from a fresh stream of ``seed``."""
-    if not 1 <= min_len <= max_len:
-        raise ValueError("scramble lengths must satisfy 1 <= min_len <= max_len")
-    puzzle = get_puzzle(puzzle)
-    rng = np.random.default_rng(seed)
-    return np.concatenate([puzzle.scramble(rng, n_runs, k)[0] for k in range(min_len, max_len + 1)])
-
-
-def _group(values, group):
-    return None if values is None else values[group]
-
-
-def scramble_range_rows(
-    run: EpisodeResults, optimal: np.ndarray | None, min_len: int, n_runs: int, kociemba=None
-) -> list[dict]:
-    """One dict per scramble length of the episodes of ``scramble_range_cubes``: the
-    original's keys ``scramble_len`` and ``solve_rate``, then ``summarize``'s (``optimal``
-    None and ``kociemba`` lengths for the 3x3)."""
-    rows = []
-    for i in range(len(run.solved) // n_runs):
-        group = slice(i * n_runs, (i + 1) * n_runs)
-        stats = summarize(
-            run.solved[group],
-            run.lengths[group],
-            _group(optimal, group),
-            *_run_costs(run, group),
-            kociemba=_group(kociemba, group),
-        )
-        rows.append({"scramble_len": min_len + i, "solve_rate": stats.pop("solve_rate"), **stats})
-    return rows
-
-
-def distance_cubes(seed: int, n_runs: int, min_dist: int, max_dist: int) -> tuple[np.ndarray, np.ndarray]:
-    """``min(n_runs, positions at d)`` distinct uniformly drawn positions at every true
-    distance ``d`` in ``min_dist..max_dist``: the cubes and their distances."""
-    if not 1 <= min_dist <= max_dist <= MAX_DISTANCE:
-        raise ValueError(f"distances must satisfy 1 <= min_dist <= max_dist <= {MAX_DISTANCE}")
-    solver = get_solver()
-    rng = np.random.default_rng(seed)
-    distances = list(range(min_dist, max_dist + 1))
-    counts = [min(n_runs, solver.count_at_distance(d)) for d in distances]
-    cubes = np.concatenate([solver.random_cubes_at_distance(rng, d, n) for d, n in zip(distances, counts)])
-    return cubes, np.repeat(distances, counts)
-
-
-def distance_rows(run: EpisodeResults, optimal: np.ndarray) -> list[dict]:
-    """One dict per true distance of the episodes of ``distance_cubes``."""
-    solver = get_solver()
-    rows = []
-    for d in np.unique(optimal).tolist():
-        group = optimal == d
-        stats = summarize(run.solved[group], run.lengths[group], optimal[group], *_run_costs(run, group))
-        del stats["mean_optimal"]  # it is d itself
-        rows.append({"distance": d, "positions": solver.count_at_distance(d), **stats})
-    return rows
-
-
-def scramble_file_records(
-    run: EpisodeResults, scrambles: list[tuple[int, str, list[int]]], optimal: np.ndarray | None, kociemba=None
-) -> list[dict]:
-    """A dict per scramble of a file: ``line, scramble, solution, solved, length, optimal``
-    (and ``nodes``, ``seconds`` when ``run`` is a ``SolverRun``). ``optimal`` None (the 3x3):
-    ``optimal`` is null, and with ``kociemba`` lengths each record has ``kociemba`` too."""
-    nodes, seconds = _run_costs(run)
-    optimal = [None] * len(scrambles) if optimal is None else [int(opt) for opt in optimal]
-    records = [
-        {
-            "line": line,
-            "scramble": text,
-            "solution": format_moves(actions),
-            "solved": bool(solved),
-            "length": len(actions),
-            "optimal": opt,
-        }
-        for (line, text, _), actions, solved, opt in zip(scrambles, run.actions, run.solved, optimal)
-    ]
-    if kociemba is not None:
-        for record, length in zip(records, np.asarray(kociemba).tolist()):
-            record["kociemba"] = int(length)
-    if nodes is not None:
-        for record, n, sec in zip(records, nodes.tolist(), seconds.tolist()):
-            record.update(nodes=int(n), seconds=round(float(sec), 6))
-    return records
-
-
-def search_settings(runs: int, num_simulations: int, max_episode_steps: int, **more) -> dict:
-    """The settings of an evaluation, under the key names its JSON stores them."""
-    return {
-        "runs_per_distance": runs,
-        "num_simulations": num_simulations,
-        "max_episode_steps": max_episode_steps,
-        **more,
-    }
-
-
-# --------------------------------------------------------------------------- every position
-def all_positions_sample(seed: int, sample: int, limit: int | None = None) -> np.ndarray:
-    """Sorted distinct position indices: ``sample`` drawn uniformly (without replacement)
-    from ``seed``, plus every position at distance 13 or 14 (``limit``: at most that many of
-    those, drawn uniformly; 0 = the uniform sample alone)."""
-    rng = np.random.default_rng(seed)
-    uniform = rng.choice(NUM_STATES, size=min(sample, NUM_STATES), replace=False)
-    far = np.flatnonzero(get_solver().table >= FAR_DISTANCE)
-    if limit is not None and limit < len(far):
-        far = rng.choice(far, size=limit, replace=False)
-    return np.union1d(uniform, far)
-
-
-def optimal_solutions(cubes: np.ndarray) -> list[list[int]]:
-    """An optimal solution of every cube, as ``OptimalSolver.solve`` finds it (at each step
-    the lowest action one move closer), for many cubes at once."""
-    solver = get_solver()
-    cubes = np.array(cubes, dtype=np.int8).reshape(-1, NUM_STICKERS)
-    distance = solver.batch_distance(cubes)
-    solutions: list[list[int]] = [[] for _ in range(len(cubes))]
-    while (rows := np.flatnonzero(distance > 0)).size:
-        children = cubes[rows][:, MOVE_PERMS]  # [k, 12, 24]
-        closer = solver.batch_distance(children.reshape(-1, NUM_STICKERS)).reshape(-1, NUM_ACTIONS)
-        action = np.argmax(closer == distance[rows, None] - 1, axis=1)
-        for r, a in zip(rows.tolist(), action.tolist()):
-            solutions[r].append(a)
-        cubes[rows] = children[np.arange(len(rows)), action]
-        distance[rows] -= 1
-    return solutions
-
-
-def optimal_scrambles(cubes: np.ndarray) -> list[str]:
-    """A shortest scramble that makes each cube from the solved one: the inverse of an
-    optimal solution (moves reversed, each inverted: action ``a ^ 1``)."""
-    return [format_moves([a ^ 1 for a in reversed(sol)]) for sol in optimal_solutions(cubes)]
-
-
-def failure_records(index: np.ndarray, moves: list[list[int]]) -> list[dict]:
-    """One dict per unsolved position: ``index``, ``stickers`` (the D-L-B-home cube the solver
-    started from), ``distance``, ``scramble`` (optimal length, makes that cube from solved) and
-    ``moves`` (what the solver played)."""
-    from All_Positions import cubes_at
-
-    index = np.asarray(index, dtype=np.int64)
-    cubes = cubes_at(index)
-    distance = get_solver().table[index]
-    return [
-        {
-            "index": int(i),
-            "stickers": cube.tolist(),
-            "distance": int(d),
-            "scramble": scramble,
-            "moves": format_moves(m),
-        }
-        for i, cube, d, scramble, m in zip(index.tolist(), cubes, distance.tolist(), optimal_scrambles(cubes), moves)
-    ]
-
-
-def all_positions_rows(index, solved, lengths, values=None, nodes=None, seconds=None) -> list[dict]:
-    """``All_Positions.report_by_distance`` of the positions ``index``, each row also giving
-    ``positions_at_distance`` (how many exist) and, when given, ``mean_nodes`` and ``mean_seconds``."""
-    from All_Positions import report_by_distance
-
-    solver = get_solver()
-    distance = solver.table[np.asarray(index, dtype=np.int64)].astype(np.int64)
-    rows = report_by_distance(distance, np.asarray(solved, bool), np.asarray(lengths), values)
-    for row in rows:
-        row["positions_at_distance"] = solver.count_at_distance(row["distance"])
-        at = distance == row["distance"]
-        row.update(_cost_stats(None if nodes is None else nodes[at], None if seconds is None else seconds[at]))
-    return rows
-
-
-def all_positions_overall(index, solved, lengths) -> dict:
-    """Positions, solved, solve rate and mean moves/optimal over every position evaluated."""
-    distance = get_solver().table[np.asarray(index, dtype=np.int64)].astype(np.int64)
-    solved, lengths = np.asarray(solved, bool), np.asarray(lengths)
-    ok = solved & (distance > 0)
-    return {
-        "positions": int(len(solved)),
-        "solved": int(solved.sum()),
-        "solve_rate": float(solved.mean()) if len(solved) else 0.0,
-        "mean_ratio_to_optimal": _mean(lengths[ok] / distance[ok]),
-    }
-
-
-def greedy_every_position(
-    model, *, start=None, max_moves: int = MAX_MOVES, device=None, progress: bool = False
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[list[int]]]:
-    """The greedy solver from every position (``start``: only those indices, for tests) at table
-    speed (``All_Positions.greedy_all``): ``(index, solved, lengths, values, failed_moves)``
-    with the network's value of each start position and the moves played from each unsolved
-    one (in order). All positions: the network's value of every position is read once into a
-    table; a few: the values are read as the games need them. Needs an orientation-invariant
-    network (``model.canonical``)."""
-    from tqdm.auto import tqdm
-
-    from All_Positions import _CHUNK, cubes_at, greedy_all, network_value_table
-
-    if not getattr(model, "canonical", False):
-        raise AllPositionsError(
-            "--all-positions with --solver greedy reads one value per position, which needs an "
-            "orientation-invariant network (main.py --canonical-orientation or --canonical-symmetry); "
-            "pass --sample N to evaluate a uniform sample with this one instead."
-        )
-    if start is None:
-        index = np.arange(NUM_STATES)
-        table = network_value_table(model, device, progress=progress)
-        values, value_of = table, table
-    else:
-        index = np.asarray(start, dtype=np.int64)
-        value_fn, _ = network_fns(model, device)
-
-        def value_of(idx: np.ndarray) -> np.ndarray:
-            idx = np.asarray(idx)
-            return value_fn(cubes_at(idx.ravel())).astype(np.float64).reshape(idx.shape)
-
-        values = value_of(index)
-    solved, lengths = np.zeros(len(index), bool), np.zeros(len(index), np.int64)
-    for lo in tqdm(range(0, len(index), _CHUNK), desc="greedy", unit="chunk", leave=False, disable=not progress):
-        part = slice(lo, lo + _CHUNK)
-        solved[part], lengths[part], _ = greedy_all(value_of, index[part], max_moves)
-    # The failures again, moves recorded (few, unless the network is poor).
-    failed_moves = []
-    failed = index[~solved]
-    for lo in range(0, len(failed), _CHUNK):
-        _, played, moves = greedy_all(value_of, failed[lo : lo + _CHUNK], max_moves, record_moves=True)
-        failed_moves += [m[:k].tolist() for m, k in zip(moves, played)]
-    return index, solved, lengths, np.asarray(values, np.float64), failed_moves
-
-
-def write_jsonl(path: str, records: list[dict]) -> None:
-    """One JSON object per line, written atomically."""
-    atomic_write(path, lambda f: f.write("".join(json.dumps(r) + "\n" for r in records).encode()), mode="wb")
-
-
-def plot_all_positions(path: str, data: dict) -> str:
-    """Three panels by true distance: solve rate (%), moves/optimal of the solved positions, and
-    the network's value read as moves against the true distance (mean; share within 0.5)."""
-    rows = [r for r in data["by_distance"] if r["distance"] > 0]
-    xs = [r["distance"] for r in rows]
-    fig, (ax_rate, ax_ratio, ax_value) = plt.subplots(1, 3, figsize=(18, 4.8))
-    settings = data["settings"]
-    _bars(ax_rate, xs, [100 * r["solve_rate"] for r in rows], "tab:green", "{:.1f}")
-    ax_rate.set_ylim(0, 109)
-    ax_rate.set_xlabel("true distance (optimal quarter turns)")
-    ax_rate.set_ylabel("solve rate (%)")
-    what = "every position" if settings["mode"] == "all" else f"{settings['positions']:,} positions"
-    ax_rate.set_title(f"Solve rate by true distance\n({what}, {settings['solver']} solver)")
-    _ratio_panel(ax_ratio, xs, [r.get("mean_ratio_to_optimal") for r in rows], "true distance (optimal quarter turns)")
-    with_value = [r for r in rows if "value_moves_mean" in r]
-    if with_value:
-        d = [r["distance"] for r in with_value]
-        ax_value.plot(d, [r["value_moves_mean"] for r in with_value], "o-", color="tab:purple", label="mean")
-        ax_value.plot(d, d, "--", color="black", linewidth=1, label="exact")
-        for r in with_value:
-            ax_value.annotate(
-                f"{100 * r['value_within_half_move']:.0f}%",
-                (r["distance"], r["value_moves_mean"]),
-                textcoords="offset points",
-                xytext=(0, 6),
-                ha="center",
-                fontsize=7,
-            )
-        ax_value.set_xticks(xs)
-        ax_value.legend(loc="upper left")
-        ax_value.grid(alpha=0.3)
-    else:
-        ax_value.text(0.5, 0.5, "no network values", ha="center", va="center", transform=ax_value.transAxes)
-    ax_value.set_xlabel("true distance (optimal quarter turns)")
-    ax_value.set_ylabel("value read as moves, (1 - v) / 0.03")
-    ax_value.set_title("Value as moves (labels: share within 0.5 of the truth)")
-    fig.tight_layout()
-    save_figure(fig, path)
-    return path
-
-
-def plot_rate_and_ratio(
-    path: str, xs, rows, xlabel: str, color: str, title: str, overall_ratio=None, reference: str = "optimal"
-) -> str:
-    """Two panels saved as ``path``: solve rate (%) and mean length/``reference`` (optimal, or
-    kociemba for the 3x3) of ``rows`` against ``xs``."""
-    fig, (ax_rate, ax_ratio) = plt.subplots(1, 2, figsize=(13, 4.8))
-    _bars(ax_rate, xs, [100 * r["solve_rate"] for r in rows], color, "{:.0f}")
-    ax_rate.set_ylim(0, 109)
-    ax_rate.set_xlabel(xlabel)
-    ax_rate.set_ylabel("solve rate (%)")
-    ax_rate.set_title(title)
-    _ratio_panel(ax_ratio, xs, [r.get(f"mean_ratio_to_{reference}") for r in rows], xlabel, reference)
-    if overall_ratio is not None:
-        ax_ratio.set_title(f"Solution length / {reference} (solved episodes; overall {overall_ratio:.2f})")
-    fig.tight_layout()
-    save_figure(fig, path)
-    return path
-
-
-def plot_scramble_rows(path: str, rows: list[dict], settings: dict | None = None) -> str:
-    """The original's bar chart of solve rate (%) by scramble length, beside the mean
-    length/optimal ratio of the solved episodes (length/kociemba for rows that have it: the 3x3)."""
-    return plot_rate_and_ratio(
-        path,
-        [r["scramble_len"] for r in rows],
-        rows,
-        "scramble length (random moves)",
-        "tab:blue",
-        "Solve rate by scramble length" + _settings_text(settings),
-        reference="kociemba" if rows and "mean_ratio_to_kociemba" in rows[0] else "optimal",
-    )
-
-
-def plot_distance_data(path: str, data: dict, show_settings: bool = True) -> str:
-    """Solve rate (%) and mean length/optimal by true distance, from ``evaluate_by_distance``'s data."""
-    rows = data["by_distance"]
-    return plot_rate_and_ratio(
-        path,
-        [r["distance"] for r in rows],
-        rows,
-        "true distance (optimal quarter turns)",
-        "tab:green",
-        "Solve rate by true distance"
-        + _settings_text(data["settings"] if show_settings else None, "positions at most per distance"),
-        data["overall"].get("mean_ratio_to_optimal"),
-    )
 
 
 # --------------------------------------------------------------------------- the evaluator
 class ScrambleEvaluator:
     """The original's evaluator: greedy MCTS episodes from random scrambles, JSON and charts.
-    Its methods keep the original's names over the pure functions above.
+    Its methods keep the original's names over the evaluation modes (``Evaluation_Modes``,
+    ``Evaluation_All_Positions``): each runs its mode, keeps the latest results and writes them.
 
     ``model_path`` None means the usual lookup (``./rubik_policy_value.pt``, else
     ``pretrained/rubik_policy_value.pt``); ``model`` passes an in-memory network instead
@@ -612,19 +188,16 @@ class ScrambleEvaluator:
             raise ValueError(problem)
         self.solver = solver
         self.solver_options = solver_options if solver_options is not None else SolverOptions()
-        if model is None and solver not in NETWORK_SOLVERS:
-            self.device = device if isinstance(device, torch.device) else resolve_device(device or "auto")
-            self.model_path = None
-            self.model = None
-        elif model is not None:
+        self.model_path = None
+        self.model = model
+        if model is not None:
             # The search must run where the weights are: use the model's own device rather
             # than moving the caller's model.
             check_network(model, self.puzzle)
-            self.model = model
             self.device = next(model.parameters()).device
-            self.model_path = None
         else:
             self.device = device if isinstance(device, torch.device) else resolve_device(device or "auto")
+        if model is None and solver in NETWORK_SOLVERS:
             self.model_path = find_checkpoint(model_path, self.puzzle.checkpoint)
             self.model = load_model(self.model_path, self.device, self.puzzle)
         self.workers = workers
@@ -634,7 +207,7 @@ class ScrambleEvaluator:
         self.c_puct = float(c_puct)
         self.results: list[dict] | None = None  # rows of the latest evaluate_scramble_range
         self.distance_results: dict | None = None  # data of the latest evaluate_by_distance
-        self.settings: dict | None = None  # search_settings of the latest evaluate_scramble_range (its JSON has none)
+        self.settings: dict | None = None  # search settings of the latest evaluate_scramble_range (its JSON has none)
         self.last_run: SolverRun | None = None  # the raw episodes of the latest call
         self.all_positions_results: dict | None = None  # data of the latest evaluate_all_positions
         self.last_kociemba: np.ndarray | None = None  # 3x3: kociemba's lengths of the latest start cubes
@@ -672,77 +245,21 @@ class ScrambleEvaluator:
         progress: bool = False,
         desc: str = "eval",
     ) -> SolverRun:
-        """Solve every start cube with this evaluator's solver. ``mcts``: ``play_greedy`` with
-        this evaluator's model, device, seed and c_puct, all cubes in one lockstep batch (the
-        original's evaluation, unchanged); the others through ``Solvers.solve_cubes``."""
-        start_cubes = np.asarray(start_cubes, dtype=np.int8).reshape(-1, self.puzzle.num_stickers)
-        n = max(len(start_cubes), 1)
-        if self.workers is not None:
-            opts = self.options(num_simulations, max_episode_steps)
-            run = concat_runs(
-                self.workers.evaluate(
-                    self.model,
-                    start_cubes,
-                    self.solver,
-                    opts,
-                    num_simulations,
-                    max_episode_steps,
-                    self.seed,
-                    self.c_puct,
-                    puzzle=self.puzzle.name,
-                )
-            )
-        elif self.solver == "mcts":
-            run = play_greedy(
-                self.model,
-                start_cubes,
-                num_simulations,
-                max_episode_steps,
-                device=self.device,
-                seed=self.seed,
-                c_puct=self.c_puct,
-                progress=progress,
-                desc=desc,
-            )
-            run = SolverRun(
-                **{f.name: getattr(run, f.name) for f in dataclasses.fields(EpisodeResults)},
-                solver="mcts",
-                nodes=run.lengths.astype(np.int64) * num_simulations,
-                cube_seconds=np.full(len(start_cubes), run.seconds / n),
-            )
-        else:
-            run = self._solve(start_cubes, self.options(num_simulations, max_episode_steps), progress, desc)
-        if not np.array_equal(replay_solved(run.start_cubes, run.actions, self.puzzle), run.solved):
-            raise RuntimeError(f"the {self.solver} solver reported a solve that its moves do not replay")
-        self.last_run = run
-        return run
-
-    def _solve(self, cubes: np.ndarray, opts: SolverOptions, progress: bool, desc: str) -> SolverRun:
-        """``Solvers.solve_cubes`` over ``cubes``: lockstep solvers in one call, the others in
-        chunks under a progress bar."""
-        from tqdm.auto import tqdm
-
-        chunk = len(cubes) if self.solver in LOCKSTEP_SOLVERS else max(1, min(256, -(-len(cubes) // 100)))
-        results = []
-        start = time.perf_counter()
-        with tqdm(total=len(cubes), desc=desc, unit="cube", leave=False, disable=not progress) as bar:
-            for lo in range(0, len(cubes), max(chunk, 1)):
-                part = cubes[lo : lo + chunk]
-                results += solve_cubes(
-                    self.solver, part, model=self.model, options=opts, device=self.device, puzzle=self.puzzle
-                )
-                bar.update(len(part))
-        nodes = np.array([r.nodes for r in results], dtype=np.int64)
-        return SolverRun(
-            start_cubes=cubes.copy(),
-            actions=[list(r.moves) for r in results],
-            solved=np.array([r.solved for r in results], dtype=bool),
-            simulations=int(nodes.sum()) if self.solver == "gumbel" else 0,
-            seconds=time.perf_counter() - start,
-            solver=self.solver,
-            nodes=nodes,
-            cube_seconds=np.array([r.seconds for r in results], dtype=np.float64),
+        """Solve every start cube with this evaluator's solver, model, device, seed, c_puct and
+        workers (``Evaluation_Modes.play_cubes``: ``mcts`` is the original's evaluation, all
+        cubes in one lockstep batch, unchanged)."""
+        self.last_run = play_cubes(
+            self.solver,
+            start_cubes,
+            self.options(num_simulations, max_episode_steps),
+            model=self.model,
+            device=self.device,
+            puzzle=self.puzzle,
+            workers=self.workers,
+            progress=progress,
+            desc=desc,
         )
+        return self.last_run
 
     # -- the original's evaluation: solve rate by scramble length -------------------------
     def evaluate_scramble_range(
@@ -755,16 +272,8 @@ class ScrambleEvaluator:
         ``mean_length``, ``mean_optimal`` and ``mean_ratio_to_optimal`` (see ``summarize``; the
         3x3: also ``mean_kociemba`` and ``mean_ratio_to_kociemba``).
         """
-        cubes = scramble_range_cubes(self.seed, self.n_runs, min_len, max_len, self.puzzle)
-        run = self.play(cubes, num_simulations, max_episode_steps, progress, desc=f"eval lengths {min_len}-{max_len}")
-        optimal, kociemba = self.lengths_of(cubes)
-        self.results = scramble_range_rows(run, optimal, min_len, self.n_runs, kociemba)
-        self.settings = search_settings(
-            self.n_runs,
-            num_simulations,
-            max_episode_steps,
-            **self.solver_settings(num_simulations, max_episode_steps),
-            **({} if self.puzzle.name == "2x2" else {"puzzle": self.puzzle.name}),
+        self.results, self.settings = scramble_range_mode(
+            self, min_len, max_len, num_simulations, max_episode_steps, progress
         )
         write_json(os.path.join(self.log_dir, SCRAMBLE_RESULT_FILE), self.results)
         return self.results
@@ -792,22 +301,7 @@ class ScrambleEvaluator:
         ``<log_dir>/eval_by_distance.json``: ``{"settings", "by_distance": [...], "overall"}``.
         """
         self._need_exact("evaluation by distance")
-        cubes, optimal = distance_cubes(self.seed, self.n_runs, min_dist, max_dist)
-        run = self.play(
-            cubes, num_simulations, max_episode_steps, progress, desc=f"eval distances {min_dist}-{max_dist}"
-        )
-        self.distance_results = {
-            "settings": search_settings(
-                self.n_runs,
-                num_simulations,
-                max_episode_steps,
-                seed=self.seed,
-                checkpoint=self.model_path,
-                **self.solver_settings(num_simulations, max_episode_steps),
-            ),
-            "by_distance": distance_rows(run, optimal),
-            "overall": summarize(run.solved, run.lengths, optimal, *_run_costs(run)),
-        }
+        self.distance_results = distance_mode(self, min_dist, max_dist, num_simulations, max_episode_steps, progress)
         write_json(os.path.join(self.log_dir, DISTANCE_RESULT_FILE), self.distance_results)
         return self.distance_results
 
@@ -821,7 +315,8 @@ class ScrambleEvaluator:
         limit: int | None = None,
     ) -> dict:
         """Every position (greedy solver, ``sample`` None) or a uniform ``sample`` (default
-        100,000) plus every position at distances 13-14, reported by true distance.
+        100,000) plus every position at distances 13-14, reported by true distance
+        (``Evaluation_All_Positions.all_positions_mode``).
 
         Saves ``<log_dir>/eval_all_positions.json`` (``{"settings", "by_distance", "overall"}``)
         and ``all_positions_failures.jsonl`` (``failure_records``). ``limit`` (tests): the
@@ -830,55 +325,13 @@ class ScrambleEvaluator:
         when the greedy table mode gets a network that is not orientation-invariant.
         """
         self._need_exact("evaluation against every position")
-        from All_Positions import cubes_at
-
-        start_time = time.perf_counter()
-        settings = {
-            "mode": "all" if self.solver == "greedy" and sample is None else "sample",
-            "max_episode_steps": max_episode_steps,
-            "seed": self.seed,
-            "checkpoint": self.model_path,
-            **self.solver_settings(num_simulations, max_episode_steps),
-        }
-        if settings["mode"] == "all":
-            start = None if limit is None else np.unique(np.linspace(0, NUM_STATES - 1, limit).astype(np.int64))
-            index, solved, lengths, values, failed_moves = greedy_every_position(
-                self.model, start=start, max_moves=max_episode_steps, device=self.device, progress=progress
-            )
-            nodes = seconds = None
-            if limit is not None:
-                settings["limit"] = limit
-        else:
-            sample = ALL_POSITIONS_SAMPLE if sample is None else sample
-            settings.update(sample=sample, far_distance=FAR_DISTANCE, limit=limit)
-            index = all_positions_sample(self.seed, sample, limit)
-            cubes = cubes_at(index)
-            chunk = SEARCH_CHUNK if self.solver in ("mcts", "gumbel") else len(cubes)
-            runs = []
-            from tqdm.auto import tqdm
-
-            for lo in tqdm(
-                range(0, len(cubes), chunk), desc="all positions", unit="batch", leave=False, disable=not progress
-            ):
-                runs.append(self.play(cubes[lo : lo + chunk], num_simulations, max_episode_steps, progress=False))
-            run = self.last_run = concat_runs(runs)
-            solved, lengths, nodes, seconds = run.solved, run.lengths, run.nodes, run.cube_seconds
-            values = None
-            if self.model is not None:
-                value_fn, _ = network_fns(self.model, self.device)
-                values = value_fn(cubes).astype(np.float64)
-            failed_moves = [run.actions[i] for i in np.flatnonzero(~solved).tolist()]
-        settings["positions"] = int(len(index))
-        rows = all_positions_rows(index, solved, lengths, values, nodes, seconds)
-        overall = all_positions_overall(index, solved, lengths)
-        overall["seconds"] = round(time.perf_counter() - start_time, 3)
-        overall.update(_cost_stats(nodes, seconds))
-        self.all_positions_results = {"settings": settings, "by_distance": rows, "overall": overall}
-        write_json(os.path.join(self.log_dir, ALL_POSITIONS_RESULT_FILE), self.all_positions_results)
-        write_jsonl(
-            os.path.join(self.log_dir, ALL_POSITIONS_FAILURES_FILE), failure_records(index[~solved], failed_moves)
-        )
-        return self.all_positions_results
+        data, failures, run = all_positions_mode(self, sample, num_simulations, max_episode_steps, progress, limit)
+        if run is not None:
+            self.last_run = run
+        self.all_positions_results = data
+        write_json(os.path.join(self.log_dir, ALL_POSITIONS_RESULT_FILE), data)
+        write_jsonl(os.path.join(self.log_dir, ALL_POSITIONS_FAILURES_FILE), failures)
+        return data
 
     def plot_all_positions_results(self, filename: str = ALL_POSITIONS_CHART_FILE) -> str:
         """``plot_all_positions`` of the latest results, else of the saved JSON. Returns the PNG path."""
@@ -891,7 +344,7 @@ class ScrambleEvaluator:
         data = self.distance_results if fresh else self._load(DISTANCE_RESULT_FILE)
         return plot_distance_data(os.path.join(self.log_dir, filename), data, show_settings=fresh)
 
-    # -- the 3x3: uniformly random positions ----------------------------------------------
+    # -- uniformly random positions -------------------------------------------------------
     def solve_uniform(
         self, n: int, num_simulations=EVAL_SIMULATIONS, max_episode_steps=MAX_MOVES, progress=False
     ) -> list[dict]:
@@ -899,19 +352,10 @@ class ScrambleEvaluator:
         with replacement from all 3,674,160), solved in one batch: ``scramble_file_records`` with
         each position's number as its ``line`` and a scramble that makes it from solved: an
         optimal one (2x2) or kociemba's solution reversed (3x3)."""
-        cubes = self.puzzle.random_states(np.random.default_rng(self.seed), n)
-        if self.puzzle.reference == "optimal":
-            makers = [self.puzzle.parse_moves(text) for text in optimal_scrambles(cubes)]
-        else:
-            from Kociemba_Solver import solve
-
-            makers = [[a ^ 1 for a in reversed(solve(cube))] for cube in cubes]  # actions come in (move, inverse) pairs
-        scrambles = [(i + 1, format_moves(moves), moves) for i, moves in enumerate(makers)]
-        run = self.play(cubes, num_simulations, max_episode_steps, progress, desc="eval uniform")
-        if self.puzzle.reference == "optimal":
-            return scramble_file_records(run, scrambles, np.array([len(m) for m in makers], dtype=np.int64), None)
-        self.last_kociemba = np.array([len(moves) for moves in makers], dtype=np.int64)
-        return scramble_file_records(run, scrambles, None, self.last_kociemba)
+        records, kociemba = uniform_mode(self, n, num_simulations, max_episode_steps, progress)
+        if kociemba is not None:
+            self.last_kociemba = kociemba
+        return records
 
     # -- beyond the original: a fixed test set --------------------------------------------
     def solve_scrambles(
@@ -923,17 +367,15 @@ class ScrambleEvaluator:
     ) -> list[dict]:
         """Solve ``(line number, text, actions)`` scrambles (see ``read_scramble_file``) in one
         batch: ``scramble_file_records``."""
-        cubes = np.stack([self.puzzle.replay(self.puzzle.solved, moves) for _, _, moves in scrambles])
-        run = self.play(cubes, num_simulations, max_episode_steps, progress, desc="eval scramble file")
-        return scramble_file_records(run, scrambles, *self.lengths_of(cubes))
+        return scramble_file_mode(self, scrambles, num_simulations, max_episode_steps, progress)
 
     def overall(self) -> dict:
         """``summarize`` of every episode of the latest call (the 3x3: against the kociemba
         lengths that call computed)."""
         run = self.last_run
         if self.puzzle.reference != "optimal":
-            return summarize(run.solved, run.lengths, None, *_run_costs(run), kociemba=self.last_kociemba)
-        return summarize(run.solved, run.lengths, get_solver().batch_distance(run.start_cubes), *_run_costs(run))
+            return summarize(run.solved, run.lengths, None, *run_costs(run), kociemba=self.last_kociemba)
+        return summarize(run.solved, run.lengths, get_solver().batch_distance(run.start_cubes), *run_costs(run))
 
     def _load(self, filename: str):
         path = os.path.join(self.log_dir, filename)
@@ -942,113 +384,25 @@ class ScrambleEvaluator:
         return read_json(path)
 
 
-# --------------------------------------------------------------------------- chart helpers
-def _settings_text(settings: dict | None, each: str = "episodes each") -> str:
-    if not settings:
-        return ""
-    puzzle = f"{settings['puzzle']}, " if "puzzle" in settings else ""  # only beside the 2x2, the default
-    return (
-        f"\n({puzzle}{settings['runs_per_distance']} {each}, {solver_text(settings.get('solver', 'mcts'), settings['num_simulations'])}, "  # noqa: E501
-        f"{settings['max_episode_steps']} moves max)"
-    )
-
-
-def solver_text(solver: str, num_simulations: int) -> str:
-    """How a chart or a line names the solver: ``greedy MCTS 1000 sims``, ``beam solver``..."""
-    if solver == "mcts":
-        return f"greedy MCTS {num_simulations} sims"
-    if solver == "gumbel":
-        return f"greedy Gumbel search {num_simulations} sims"
-    return f"{solver} solver"
-
-
-def _bars(ax, xs, ys, color, label_format, all_xs=None) -> None:
-    bars = ax.bar(xs, ys, color=color, alpha=0.85)
-    ax.bar_label(bars, labels=[label_format.format(y) for y in ys], fontsize=7, padding=1)
-    all_xs = xs if all_xs is None else all_xs
-    ax.set_xticks(all_xs)
-    ax.set_xlim(min(all_xs) - 0.6, max(all_xs) + 0.6)  # both panels share the x range
-    ax.grid(axis="y", alpha=0.3)
-
-
-def _ratio_panel(ax, xs, ratios, xlabel: str, reference: str = "optimal") -> None:
-    """Mean solution length / optimal (or kociemba's) length; a missing value (nothing solved) is no bar."""
-    present = [(x, r) for x, r in zip(xs, ratios) if r is not None]
-    if present:
-        _bars(ax, [x for x, _ in present], [r for _, r in present], "tab:orange", "{:.2f}", all_xs=xs)
-        ax.set_ylim(0, max(1.2, 1.12 * max(r for _, r in present)))
-    else:
-        ax.text(0.5, 0.5, "no solved episodes (or no length data)", ha="center", va="center", transform=ax.transAxes)
-        ax.set_xticks(xs)
-    ax.axhline(1.0, color="black", linewidth=1, linestyle="--", label=reference)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(f"moves played / {reference} moves")
-    ax.set_title(f"Solution length / {reference} (solved episodes)")
-    ax.legend(loc="lower right")
-
-
-# --------------------------------------------------------------------------- scramble files
-def read_scramble_file(path: str) -> list[tuple[int, str, list[int]]]:
-    """``(line number, text, actions)`` for each scramble line of ``path``.
-
-    A ``#`` starts a comment (to the end of its line); blank lines and comment lines are
-    skipped, and a UTF-8 byte-order mark (as some editors write) is ignored. Every line is
-    checked before anything runs; unknown moves raise ``ScrambleFileError`` naming the line(s).
-    """
-    try:
-        with open(path, encoding="utf-8-sig") as f:
-            lines = f.read().splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ScrambleFileError(f"cannot read the scramble file '{path}' ({exc.__class__.__name__}: {exc}).") from None
-    scrambles, bad = [], []
-    for number, raw in enumerate(lines, start=1):
-        text = raw.partition("#")[0].strip()
-        if not text:
-            continue
-        try:
-            scrambles.append((number, text, parse_moves(text)))
-        except ValueError as exc:
-            bad.append((number, str(exc)))
-    if bad:
-        first_line, first_error = bad[0]
-        also = (
-            f" (also line{'s' if len(bad) > 2 else ''} {', '.join(str(n) for n, _ in bad[1:])})" if len(bad) > 1 else ""
-        )
-        raise ScrambleFileError(f"{path} line {first_line}: {first_error}{also}.")
-    if not scrambles:
-        raise ScrambleFileError(f"{path} holds no scrambles (blank lines and # comments are skipped).")
-    return scrambles
-
-
-# --------------------------------------------------------------------------- tables
-def format_table(headers: list[str], rows: list[list], left: tuple[int, ...] = ()) -> str:
-    """A plain text table: columns right-aligned except those in ``left`` (move strings)."""
-    cells = [[_cell(v) for v in row] for row in rows]
-    widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
-
-    def line(values) -> str:
-        return "  ".join(
-            v.ljust(w) if i in left else v.rjust(w) for i, (v, w) in enumerate(zip(values, widths))
-        ).rstrip()
-
-    return "\n".join([line(headers), line(["-" * w for w in widths])] + [line(r) for r in cells])
-
-
-def _cell(value) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, float):
-        return f"{value:.2f}"
-    return str(value)
-
-
-def _pct(rate: float) -> str:
-    return f"{100 * rate:.1f}%"
-
-
 # --------------------------------------------------------------------------- command line
 def parse_args(argv=None) -> argparse.Namespace:
+    """The command line: the flags in the order --help lists them, then the puzzle's defaults and
+    the checks (a bad combination: one sentence on stderr, exit status 2)."""
     p = Cli.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
+    _add_mode_flags(p)
+    _add_search_and_run_flags(p)
+    g = p.add_argument_group("workers (beyond the original)")
+    Workers.add_arguments(g)
+    add_solver_arguments(p)
+    _add_all_positions_flags(p)
+    args = p.parse_args(argv)
+    _fill_puzzle_defaults(args)
+    _check_args(p, args)
+    return args
+
+
+def _add_mode_flags(p: argparse.ArgumentParser) -> None:
+    """What to evaluate: scramble lengths, --by-distance, --scrambles, --uniform and --out."""
     g = p.add_argument_group("what to evaluate (defaults = the original project)")
     add_puzzle_flag(g)
     g.add_argument("--min-len", type=Cli.scramble_len, default=1, help="shortest scramble length evaluated")
@@ -1096,6 +450,10 @@ def parse_args(argv=None) -> argparse.Namespace:
         metavar="OUT.json",
         help="results of --scrambles or --uniform (default: <log-dir>/eval_scrambles.json, eval_uniform.json)",
     )
+
+
+def _add_search_and_run_flags(p: argparse.ArgumentParser) -> None:
+    """The search (--sims, --max-steps, --c-puct) and the run (seed, checkpoint, device, folders)."""
     g = p.add_argument_group("search")
     g.add_argument("--sims", type=Cli.simulations, default=EVAL_SIMULATIONS, help="MCTS simulations per move")
     g.add_argument(
@@ -1124,9 +482,10 @@ def parse_args(argv=None) -> argparse.Namespace:
         default=None,
         help="progress bar (default: when stderr is a terminal)",
     )
-    g = p.add_argument_group("workers (beyond the original)")
-    Workers.add_arguments(g)
-    add_solver_arguments(p)
+
+
+def _add_all_positions_flags(p: argparse.ArgumentParser) -> None:
+    """--all-positions, --sample and --limit."""
     g = p.add_argument_group("every position (beyond the original)")
     g.add_argument(
         "--all-positions",
@@ -1150,7 +509,11 @@ def parse_args(argv=None) -> argparse.Namespace:
         help="a smaller check: with --sample, at most N of the positions at distances 13-14 (0 = the uniform sample "
         "alone); with --solver greedy and no --sample, N evenly spaced positions instead of all",
     )
-    args = p.parse_args(argv)
+
+
+def _fill_puzzle_defaults(args: argparse.Namespace) -> None:
+    """The puzzle's move limit, longest scramble and folder where no flag gave them, and its
+    default solver and budgets where no --solver was given."""
     puzzle = get_puzzle(args.puzzle)
     for key, default in (
         ("max_steps", puzzle.default_max_moves),
@@ -1160,7 +523,11 @@ def parse_args(argv=None) -> argparse.Namespace:
         if getattr(args, key) is None:
             setattr(args, key, default)
     resolve_solver(args)  # no --solver: the puzzle's default solver and budgets
-    exact = puzzle.reference == "optimal"
+
+
+def _check_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """The first bad flag or combination ends the run through ``p.error`` (exit status 2)."""
+    exact = get_puzzle(args.puzzle).reference == "optimal"
     more_checks = [
         (
             args.uniform is None or not (args.by_distance or args.scrambles or args.all_positions),
@@ -1179,9 +546,6 @@ def parse_args(argv=None) -> argparse.Namespace:
             "--limit 0 leaves no positions to play; give at least 1",
         ),
     ]
-    for ok, message in more_checks:
-        if not ok:
-            p.error(message)
     checks = [
         (args.runs >= 1, "--runs must be at least 1"),
         (args.sims >= 1, "--sims must be at least 1"),
@@ -1195,10 +559,9 @@ def parse_args(argv=None) -> argparse.Namespace:
         (not (args.by_distance and args.scrambles), "--by-distance and --scrambles are different modes: give one"),
         (args.out is None or args.scrambles is not None or args.uniform, "--out is for --scrambles and --uniform"),
     ]
-    for ok, message in checks:
+    for ok, message in more_checks + checks:
         if not ok:
             p.error(message)
-    return args
 
 
 def main(argv=None) -> int:
@@ -1208,13 +571,7 @@ def main(argv=None) -> int:
     try:
         # Check the scramble file before loading anything: a typo fails fast.
         scrambles = read_scramble_file(args.scrambles) if args.scrambles else None
-        # ... and the output locations: a run must not end in a failed write.
-        if args.out:
-            check_writable(args.out)
-            remove_stale_temps(os.path.dirname(os.path.realpath(args.out)))  # where its temp files go
-        else:
-            check_writable(args.log_dir, folder=True)
-            remove_stale_temps(args.log_dir)
+        _check_output_locations(args)  # ... and where results go: a run must not end in a failed write
         evaluator = ScrambleEvaluator(
             args.checkpoint,
             args.device,
@@ -1233,180 +590,138 @@ def main(argv=None) -> int:
         print(f"Loaded model {evaluator.model_path} on {evaluator.device}.")
     else:
         print(f"Solver {args.solver} needs no model.")
+    search = _search_text(args, evaluator)
+    if args.all_positions:
+        try:
+            _report_all_positions(args, evaluator, search, progress)
+        except AllPositionsError as exc:
+            return fail(exc)
+        return 0
+    if scrambles is not None or args.uniform:
+        _report_scrambles(args, evaluator, scrambles, search, progress)
+    elif args.by_distance:
+        _report_by_distance(args, evaluator, search, progress)
+    else:
+        _report_scramble_range(args, evaluator, search, progress)
+    print(_wall_time_text(args.solver, evaluator.last_run, time.perf_counter() - start))
+    return 0
+
+
+def _check_output_locations(args: argparse.Namespace) -> None:
+    """Raises ``OutputError`` when ``--out`` (else ``--log-dir``) cannot be written; removes the
+    temporary files an interrupted run left where the results go."""
+    if args.out:
+        check_writable(args.out)
+        remove_stale_temps(os.path.dirname(os.path.realpath(args.out)))  # where its temp files go
+    else:
+        check_writable(args.log_dir, folder=True)
+        remove_stale_temps(args.log_dir)
+
+
+def _search_text(args: argparse.Namespace, evaluator: ScrambleEvaluator) -> str:
+    """How the lines name the search: ``greedy MCTS, 1000 simulations per move, 40 moves max``,
+    or the solver and its settings; the puzzle first beside the 2x2."""
     if args.solver == "mcts":
         search = f"greedy MCTS, {args.sims} simulations per move, {args.max_steps} moves max"
     else:
         shown = solver_settings(args.solver, evaluator.options(args.sims, args.max_steps))
         search = f"solver {args.solver}: " + ", ".join(f"{k}={v}" for k, v in shown.items())
-    if args.puzzle != "2x2":
-        search = f"{args.puzzle}, {search}"
+    return search if args.puzzle == "2x2" else f"{args.puzzle}, {search}"
+
+
+def _report_all_positions(args: argparse.Namespace, evaluator: ScrambleEvaluator, search: str, progress) -> None:
+    """--all-positions: evaluate, print the table by distance and the overall line, save the chart."""
+    data = evaluator.evaluate_all_positions(args.sample, args.sims, args.max_steps, progress, args.limit)
+    settings = data["settings"]
+    what = "every position" if settings["mode"] == "all" else "a uniform sample plus distances 13-14"
+    print(f"Evaluated {settings['positions']:,} positions ({what}; {search}).")
+    print(all_positions_table(data["by_distance"]))
+    o = data["overall"]
+    print(
+        f"Overall: solved {o['solved']:,}/{o['positions']:,} ({pct(o['solve_rate'])}); "
+        f"mean moves/optimal {cell(o['mean_ratio_to_optimal'])}; {o['seconds']:.1f} s."
+    )
+    chart = evaluator.plot_all_positions_results()
+    print(
+        f"Saved {os.path.join(args.log_dir, ALL_POSITIONS_RESULT_FILE)}, {chart} and "
+        f"{os.path.join(args.log_dir, ALL_POSITIONS_FAILURES_FILE)} ({o['positions'] - o['solved']:,} unsolved)."
+    )
+
+
+def _report_scrambles(args: argparse.Namespace, evaluator: ScrambleEvaluator, scrambles, search: str, progress):
+    """--scrambles FILE or --uniform N: solve, print the first 50 records and the summary, save the JSON."""
     ref = evaluator.puzzle.reference  # "optimal" (2x2) or "kociemba" (3x3): the lengths solutions are measured by
-
-    if args.all_positions:
-        try:
-            data = evaluator.evaluate_all_positions(args.sample, args.sims, args.max_steps, progress, args.limit)
-        except AllPositionsError as exc:
-            return fail(exc)
-        settings = data["settings"]
-        what = "every position" if settings["mode"] == "all" else "a uniform sample plus distances 13-14"
-        print(f"Evaluated {settings['positions']:,} positions ({what}; {search}).")
-        print(
-            format_table(
-                [
-                    "distance",
-                    "positions",
-                    "solved",
-                    "solve rate",
-                    "moves/optimal",
-                    "value moves",
-                    "max error",
-                    "within 0.5",
-                    "mean nodes",
-                ],
-                [
-                    [
-                        r["distance"],
-                        r["positions"],
-                        r["solved"],
-                        _pct(r["solve_rate"]),
-                        r["mean_ratio_to_optimal"],
-                        r.get("value_moves_mean"),
-                        r.get("value_max_error"),
-                        None if "value_within_half_move" not in r else _pct(r["value_within_half_move"]),
-                        r.get("mean_nodes"),
-                    ]
-                    for r in data["by_distance"]
-                ],
-            )
-        )
-        o = data["overall"]
-        print(
-            f"Overall: solved {o['solved']:,}/{o['positions']:,} ({_pct(o['solve_rate'])}); "
-            f"mean moves/optimal {_cell(o['mean_ratio_to_optimal'])}; {o['seconds']:.1f} s."
-        )
-        chart = evaluator.plot_all_positions_results()
-        print(
-            f"Saved {os.path.join(args.log_dir, ALL_POSITIONS_RESULT_FILE)}, {chart} and "
-            f"{os.path.join(args.log_dir, ALL_POSITIONS_FAILURES_FILE)} ({o['positions'] - o['solved']:,} unsolved)."
-        )
-        return 0
-
-    if scrambles is not None or args.uniform:
-        if args.uniform:
-            out = args.out or os.path.join(args.log_dir, UNIFORM_RESULT_FILE)
-            print(f"Solving {args.uniform} uniformly random positions ({search}).")
-            records = evaluator.solve_uniform(args.uniform, args.sims, args.max_steps, progress)
-        else:
-            out = args.out or os.path.join(args.log_dir, "eval_scrambles.json")
-            print(f"Solving {len(scrambles)} scrambles from {args.scrambles} ({search}).")
-            records = evaluator.solve_scrambles(scrambles, args.sims, args.max_steps, progress)
-        shown = records[:50]  # a large test set stays readable: the JSON has everything
-        print(
-            format_table(
-                ["line", "scramble", "solved", "moves", ref, "solution"],
-                [
-                    [
-                        r["line"],
-                        r["scramble"],
-                        "yes" if r["solved"] else "no",
-                        r["length"],
-                        r[ref],
-                        r["solution"] or "(none)",
-                    ]
-                    for r in shown
-                ],
-                left=(1, 5),
-            )
-        )
-        if len(records) > len(shown):
-            print(f"... {len(records) - len(shown)} more lines in {out}")
-        solved, lengths = np.array([r["solved"] for r in records]), np.array([r["length"] for r in records])
-        reference = np.array([r[ref] for r in records])
-        stats = (
-            summarize(solved, lengths, reference)
-            if ref == "optimal"
-            else summarize(solved, lengths, None, **{ref: reference})
-        )
-        print(
-            f"Solved {stats['solved']}/{stats['episodes']} ({_pct(stats['solve_rate'])}); mean moves {_cell(stats['mean_length'])}, "  # noqa: E501
-            f"mean moves/{ref} {_cell(stats[f'mean_ratio_to_{ref}'])} (solved scrambles)."
-        )
-        if args.uniform:
-            nodes, seconds = (np.array([r[key] for r in records]) for key in ("nodes", "seconds"))
-            print(
-                f"Per position: {ref} {_cell(stats[f'mean_{ref}'])} moves, {nodes.mean():,.0f} states generated, "
-                f"{seconds.mean():.2f} s (at most {seconds.max():.2f} s)."
-            )
-        write_json(out, records)
-        print(f"Saved {out}.")
-    elif args.by_distance:
-        print(
-            f"Evaluating up to {args.runs} positions at each true distance {args.min_dist}..{args.max_dist} ({search})."
-        )
-        data = evaluator.evaluate_by_distance(args.min_dist, args.max_dist, args.sims, args.max_steps, progress)
-        print(
-            format_table(
-                ["distance", "positions", "episodes", "solved", "solve rate", "mean moves", "moves/optimal"],
-                [
-                    [
-                        r["distance"],
-                        r["positions"],
-                        r["episodes"],
-                        r["solved"],
-                        _pct(r["solve_rate"]),
-                        r["mean_length"],
-                        r["mean_ratio_to_optimal"],
-                    ]
-                    for r in data["by_distance"]
-                ],
-            )
-        )
-        o = data["overall"]
-        print(
-            f"Overall: solved {o['solved']}/{o['episodes']} ({_pct(o['solve_rate'])}); mean moves/optimal {_cell(o['mean_ratio_to_optimal'])}."  # noqa: E501
-        )
-        chart = evaluator.plot_distance_results()
-        print(f"Saved {os.path.join(args.log_dir, DISTANCE_RESULT_FILE)} and {chart}.")
+    if args.uniform:
+        out = args.out or os.path.join(args.log_dir, UNIFORM_RESULT_FILE)
+        print(f"Solving {args.uniform} uniformly random positions ({search}).")
+        records = evaluator.solve_uniform(args.uniform, args.sims, args.max_steps, progress)
     else:
-        print(f"Evaluating {args.runs} scrambles of each length {args.min_len}..{args.max_len} ({search}).")
-        results = evaluator.evaluate_scramble_range(args.min_len, args.max_len, args.sims, args.max_steps, progress)
+        out = args.out or os.path.join(args.log_dir, SCRAMBLES_RESULT_FILE)
+        print(f"Solving {len(scrambles)} scrambles from {args.scrambles} ({search}).")
+        records = evaluator.solve_scrambles(scrambles, args.sims, args.max_steps, progress)
+    shown = records[:50]  # a large test set stays readable: the JSON has everything
+    print(scramble_records_table(shown, ref))
+    if len(records) > len(shown):
+        print(f"... {len(records) - len(shown)} more lines in {out}")
+    solved, lengths = np.array([r["solved"] for r in records]), np.array([r["length"] for r in records])
+    reference = np.array([r[ref] for r in records])
+    stats = (
+        summarize(solved, lengths, reference)
+        if ref == "optimal"
+        else summarize(solved, lengths, None, **{ref: reference})
+    )
+    print(
+        f"Solved {stats['solved']}/{stats['episodes']} ({pct(stats['solve_rate'])}); mean moves {cell(stats['mean_length'])}, "  # noqa: E501
+        f"mean moves/{ref} {cell(stats[f'mean_ratio_to_{ref}'])} (solved scrambles)."
+    )
+    if args.uniform:
+        nodes, seconds = (np.array([r[key] for r in records]) for key in ("nodes", "seconds"))
         print(
-            format_table(
-                ["scramble len", "episodes", "solved", "solve rate", "mean moves", f"mean {ref}", f"moves/{ref}"],
-                [
-                    [
-                        r["scramble_len"],
-                        r["episodes"],
-                        r["solved"],
-                        _pct(r["solve_rate"]),
-                        r["mean_length"],
-                        r[f"mean_{ref}"],
-                        r[f"mean_ratio_to_{ref}"],
-                    ]
-                    for r in results
-                ],
-            )
+            f"Per position: {ref} {cell(stats[f'mean_{ref}'])} moves, {nodes.mean():,.0f} states generated, "
+            f"{seconds.mean():.2f} s (at most {seconds.max():.2f} s)."
         )
-        o = evaluator.overall()
-        print(
-            f"Overall: solved {o['solved']}/{o['episodes']} ({_pct(o['solve_rate'])}); mean moves/{ref} {_cell(o[f'mean_ratio_to_{ref}'])}."  # noqa: E501
-        )
-        chart = evaluator.plot_scramble_results()
-        print(f"Saved {os.path.join(args.log_dir, SCRAMBLE_RESULT_FILE)} and {chart}.")
+    write_json(out, records)
+    print(f"Saved {out}.")
 
-    run = evaluator.last_run
-    wall = time.perf_counter() - start
-    if args.solver in ("mcts", "gumbel"):
-        print(
+
+def _report_by_distance(args: argparse.Namespace, evaluator: ScrambleEvaluator, search: str, progress) -> None:
+    """--by-distance: evaluate, print the table and the overall line, save the chart."""
+    print(f"Evaluating up to {args.runs} positions at each true distance {args.min_dist}..{args.max_dist} ({search}).")
+    data = evaluator.evaluate_by_distance(args.min_dist, args.max_dist, args.sims, args.max_steps, progress)
+    print(distance_table(data["by_distance"]))
+    o = data["overall"]
+    print(
+        f"Overall: solved {o['solved']}/{o['episodes']} ({pct(o['solve_rate'])}); mean moves/optimal {cell(o['mean_ratio_to_optimal'])}."  # noqa: E501
+    )
+    chart = evaluator.plot_distance_results()
+    print(f"Saved {os.path.join(args.log_dir, DISTANCE_RESULT_FILE)} and {chart}.")
+
+
+def _report_scramble_range(args: argparse.Namespace, evaluator: ScrambleEvaluator, search: str, progress) -> None:
+    """The original's evaluation by scramble length: evaluate, print the table and the overall line, save the chart."""
+    ref = evaluator.puzzle.reference
+    print(f"Evaluating {args.runs} scrambles of each length {args.min_len}..{args.max_len} ({search}).")
+    results = evaluator.evaluate_scramble_range(args.min_len, args.max_len, args.sims, args.max_steps, progress)
+    print(scramble_range_table(results, ref))
+    o = evaluator.overall()
+    print(
+        f"Overall: solved {o['solved']}/{o['episodes']} ({pct(o['solve_rate'])}); mean moves/{ref} {cell(o[f'mean_ratio_to_{ref}'])}."  # noqa: E501
+    )
+    chart = evaluator.plot_scramble_results()
+    print(f"Saved {os.path.join(args.log_dir, SCRAMBLE_RESULT_FILE)} and {chart}.")
+
+
+def _wall_time_text(solver: str, run: SolverRun, wall: float) -> str:
+    """The last line: wall time, and the search's simulations (MCTS, Gumbel) or states generated."""
+    if solver in ("mcts", "gumbel"):
+        return (
             f"Wall time {wall:.1f} s ({run.simulations:,} simulations in {run.seconds:.1f} s of search, "
             f"{run.simulations / max(run.seconds, 1e-9):,.0f} simulations/s)."
         )
-    else:
-        print(
-            f"Wall time {wall:.1f} s ({int(run.nodes.sum()):,} states generated in {run.seconds:.1f} s of search, "
-            f"{run.cube_seconds.mean() if len(run.cube_seconds) else 0:.4f} s per cube)."
-        )
-    return 0
+    return (
+        f"Wall time {wall:.1f} s ({int(run.nodes.sum()):,} states generated in {run.seconds:.1f} s of search, "
+        f"{run.cube_seconds.mean() if len(run.cube_seconds) else 0:.4f} s per cube)."
+    )
 
 
 if __name__ == "__main__":

@@ -40,8 +40,8 @@ from Cli import (
     load_script_model,
     resolve_device,
 )
-from Policy_Value_Net import CheckpointError, PolicyValueNet
-from Policy_Value_Net import load_model as _load_model
+from Optimal_Solver import get_solver
+from Policy_Value_Net import CheckpointError, PolicyValueNet, load_model
 from Puzzles import Puzzle, add_puzzle_flag, get_puzzle
 from Rubik2x2Env import MOVE_NAMES, format_moves, parse_moves
 from Self_Play import greedy_solve
@@ -56,18 +56,17 @@ from Solvers import (
 )
 
 
-def load_model(path: str, device) -> PolicyValueNet:
-    """The original's helper: a ``PolicyValueNet`` with the weights of ``path``, in eval mode.
-    Raises ``CheckpointError`` (one sentence) for a missing or corrupt file."""
-    return _load_model(path, device)
+def load_network_in_eval_mode(path: str, device) -> PolicyValueNet:
+    """The original's ``load_model`` helper, renamed so as not to shadow
+    ``Policy_Value_Net.load_model``: a ``PolicyValueNet`` with the weights of ``path``, in eval
+    mode, on ``device``. Raises ``CheckpointError`` (one sentence) for a missing or corrupt file."""
+    return load_model(path, device)
 
 
 def optimal_length(cube) -> int | None:
     """The true distance of ``cube`` (optimal solver), or None if the solver is unavailable:
     it is extra information, the episode does not depend on it."""
     try:
-        from Optimal_Solver import get_solver
-
         return get_solver().distance(cube)
     except Exception:  # noqa: BLE001 - e.g. its 3.6 MB table cannot be built or read
         return None
@@ -115,11 +114,9 @@ def run_one_episode(
     reference = None if exact else int(puzzle.reference_lengths(env.stickers)[0])
 
     n_scramble = len(parse_moves(scramble_text))
-    say(
-        f"Scramble ({_moves(n_scramble)}): {scramble_text or '(none)'}"
-        + ("" if optimal is None else f"   [optimal solution: {_moves(optimal)}]")
-        + ("" if reference is None else f"   [{puzzle.reference}: {_moves(reference)}]")
-    )
+    known = "" if optimal is None else f"   [optimal solution: {_moves(optimal)}]"
+    known += "" if reference is None else f"   [{puzzle.reference}: {_moves(reference)}]"
+    say(f"Scramble ({_moves(n_scramble)}): {scramble_text or '(none)'}{known}")
     say("Initial state:")
     say(env.as_ascii())
     actions: list[int] = []
@@ -130,19 +127,11 @@ def run_one_episode(
         say(f"Step {len(actions)}: move {MOVE_NAMES[action]} (index {action})")
         say(env.as_ascii())
 
-    seconds = 0.0
     problem = solver_puzzle_problem(solver, puzzle)
     if problem:
         raise ValueError(problem)
     if solver == "mcts":
-        moves = greedy_solve(model, env, num_simulations, max_steps, device=device, c_puct=c_puct)
-        while True:
-            began = time.perf_counter()
-            action = next(moves, None)
-            seconds += time.perf_counter() - began
-            if action is None:
-                break
-            show(action)
+        seconds = _play_mcts(model, env, num_simulations, max_steps, device, c_puct, show)
         nodes = len(actions) * num_simulations
     else:
         opts = dataclasses.replace(options or SolverOptions(), sims=num_simulations, max_moves=max_steps, c_puct=c_puct)
@@ -153,12 +142,7 @@ def run_one_episode(
             show(action)
     solved = puzzle.model.is_solved(env.cube)
     say("")
-    if solved:
-        extra = "" if optimal is None else f" (optimal: {optimal})"
-        extra += "" if reference is None else f" ({puzzle.reference}: {reference})"
-        say(f"Solved in {_moves(len(actions))}{extra}: {format_moves(actions) or '(already solved)'}")
-    else:
-        say(f"Not solved within {_moves(max_steps)}.")
+    say(_outcome_text(solved, actions, max_steps, optimal, puzzle.reference, reference))
     unit = "simulations" if solver in ("mcts", "gumbel") else "states generated"
     say(f"Search ({solver}): {nodes:,} {unit} in {seconds:.3f} s.")
     record = {
@@ -177,6 +161,32 @@ def run_one_episode(
     if not exact:
         record.update(puzzle=puzzle.name, **{puzzle.reference: reference})
     return record
+
+
+def _outcome_text(
+    solved: bool, actions: list[int], max_steps: int, optimal: int | None, ref_name: str, reference: int | None
+) -> str:
+    """``Solved in N moves (optimal: K): MOVES`` or ``Not solved within N moves.``; ``reference``:
+    None or the length of the puzzle's reference solution, named ``ref_name`` (the 3x3: kociemba)."""
+    if not solved:
+        return f"Not solved within {_moves(max_steps)}."
+    extra = "" if optimal is None else f" (optimal: {optimal})"
+    extra += "" if reference is None else f" ({ref_name}: {reference})"
+    return f"Solved in {_moves(len(actions))}{extra}: {format_moves(actions) or '(already solved)'}"
+
+
+def _play_mcts(model, env, num_simulations: int, max_steps: int, device, c_puct: float, show) -> float:
+    """Play ``Self_Play.greedy_solve``'s moves on ``env``, calling ``show(action)`` after each:
+    the seconds spent searching (the printing between moves not counted)."""
+    seconds = 0.0
+    moves = greedy_solve(model, env, num_simulations, max_steps, device=device, c_puct=c_puct)
+    while True:
+        began = time.perf_counter()
+        action = next(moves, None)
+        seconds += time.perf_counter() - began
+        if action is None:
+            return seconds
+        show(action)
 
 
 # --------------------------------------------------------------------------- command line

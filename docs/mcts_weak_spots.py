@@ -73,7 +73,7 @@ def main(argv=None) -> int:
     import torch
 
     from All_Positions import cubes_at
-    from evaluate import failure_records, write_jsonl
+    from Evaluation_All_Positions import failure_records, write_jsonl
     from Self_Play import play_greedy
     from Value_Sweep import Sweeper  # the class tables: built once, about a minute
 

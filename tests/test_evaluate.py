@@ -26,6 +26,8 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 import evaluate  # noqa: E402
+import Evaluation_All_Positions as EAP  # noqa: E402
+import Evaluation_Modes as EM  # noqa: E402
 import Optimal_Solver as OS  # noqa: E402
 import Policy_Value_Net  # noqa: E402
 import Run_IO  # noqa: E402
@@ -127,12 +129,12 @@ def test_summarize_statistics():
     solved = np.array([True, True, False, True])
     lengths = np.array([3, 0, 40, 6])
     optimal = np.array([3, 0, 5, 4])
-    s = evaluate.summarize(solved, lengths, optimal)
+    s = EM.summarize(solved, lengths, optimal)
     assert s["solved"] == 3 and s["solve_rate"] == 0.75
     assert s["mean_length"] == 3.0  # solved episodes only
     assert s["mean_optimal"] == 3.0  # every start position
     assert s["mean_ratio_to_optimal"] == pytest.approx((1.0 + 1.5) / 2)  # solved and optimal > 0
-    assert evaluate.summarize(np.array([False]), np.array([40]), np.array([5]))["mean_length"] is None
+    assert EM.summarize(np.array([False]), np.array([40]), np.array([5]))["mean_length"] is None
 
 
 # --------------------------------------------------------------------------- command line: scramble lengths
@@ -276,10 +278,10 @@ def test_cli_scramble_file_bad_line_names_it_and_writes_nothing(checkpoints, tmp
 def test_read_scramble_file_empty_and_missing(tmp_path):
     empty = tmp_path / "empty.txt"
     empty.write_text("# nothing here\n\n")
-    with pytest.raises(evaluate.ScrambleFileError, match="no scrambles"):
-        evaluate.read_scramble_file(str(empty))
-    with pytest.raises(evaluate.ScrambleFileError, match="cannot read"):
-        evaluate.read_scramble_file(str(tmp_path / "missing.txt"))
+    with pytest.raises(EM.ScrambleFileError, match="no scrambles"):
+        EM.read_scramble_file(str(empty))
+    with pytest.raises(EM.ScrambleFileError, match="cannot read"):
+        EM.read_scramble_file(str(tmp_path / "missing.txt"))
 
 
 # --------------------------------------------------------------------------- errors
@@ -445,7 +447,7 @@ def test_all_positions_sample_end_to_end(checkpoints, tmp_path, capsys):
     out = capsys.readouterr().out
     assert "distance" in out and "within 0.5" in out and "Overall" in out
     data = json.loads((log_dir / "eval_all_positions.json").read_text())
-    index = evaluate.all_positions_sample(2, 50, 10)
+    index = EAP.all_positions_sample(2, 50, 10)
     assert data["settings"]["positions"] == len(index) and data["settings"]["mode"] == "sample"
     assert data["settings"]["solver"] == "mcts" and data["settings"]["sample"] == 50
     distance = OS.get_solver().table[index]
@@ -463,10 +465,10 @@ def test_all_positions_sample_end_to_end(checkpoints, tmp_path, capsys):
 
 
 def test_all_positions_sample_limit_zero_is_the_uniform_sample_alone(capsys):
-    index = evaluate.all_positions_sample(3, 200, 0)
+    index = EAP.all_positions_sample(3, 200, 0)
     rng = np.random.default_rng(3)
-    assert np.array_equal(index, np.sort(rng.choice(evaluate.NUM_STATES, size=200, replace=False)))
-    assert len(np.flatnonzero(evaluate.all_positions_sample(3, 200))) > 80_000  # every position at 13-14 besides
+    assert np.array_equal(index, np.sort(rng.choice(OS.NUM_STATES, size=200, replace=False)))
+    assert len(np.flatnonzero(EAP.all_positions_sample(3, 200))) > 80_000  # every position at 13-14 besides
     with pytest.raises(SystemExit):
         evaluate.parse_args(["--limit", "5"])  # --limit is for --all-positions
     with pytest.raises(SystemExit):
@@ -498,7 +500,7 @@ def test_all_positions_greedy_on_a_slice(canonical_checkpoint, tmp_path):
 
     model = Policy_Value_Net.load_model(str(canonical_checkpoint), "cpu")
     start = np.arange(1, 3_674_160, 24_000)
-    index, solved, lengths, values, failed_moves = evaluate.greedy_every_position(model, start=start, max_moves=6)
+    index, solved, lengths, values, failed_moves = EAP.greedy_every_position(model, start=start, max_moves=6)
     assert np.array_equal(index, start) and len(failed_moves) == int((~solved).sum())
     # The same games as the greedy solver on stickers (a canonical network: one value per position).
     moves, ref_lengths, ref_solved, _ = greedy_batch(cubes_at(start), lambda c: model_values(model, c), max_moves=6)
@@ -528,8 +530,8 @@ def test_all_positions_greedy_cli_on_a_slice(canonical_checkpoint, tmp_path, cap
 def test_optimal_scrambles_invert_the_optimal_solver():
     solver = OS.get_solver()
     cubes = solver.random_cubes(np.random.default_rng(9), 30)
-    assert evaluate.optimal_solutions(cubes) == [solver.solve(c) for c in cubes]
-    for cube, scramble in zip(cubes, evaluate.optimal_scrambles(cubes)):
+    assert EM.optimal_solutions(cubes) == [solver.solve(c) for c in cubes]
+    for cube, scramble in zip(cubes, EM.optimal_scrambles(cubes)):
         assert np.array_equal(apply_moves(SOLVED_STICKERS, parse_moves(scramble)), cube)
 
 
@@ -551,12 +553,12 @@ def test_bad_solver_and_all_positions_flags(bad, capsys):
 def test_read_scramble_file_takes_a_bom_and_trailing_comments(tmp_path):
     path = tmp_path / "s.txt"
     path.write_bytes("R U # a comment after the moves\n# a comment line\nF'#no space\n".encode("utf-8-sig"))
-    assert evaluate.read_scramble_file(str(path)) == [(1, "R U", parse_moves("R U")), (3, "F'", parse_moves("F'"))]
+    assert EM.read_scramble_file(str(path)) == [(1, "R U", parse_moves("R U")), (3, "F'", parse_moves("F'"))]
 
 
 def test_a_huge_bad_token_is_echoed_shortened(tmp_path):
     path = tmp_path / "s.txt"
     path.write_text("R " + "X" * 1_000_000 + "\n")
-    with pytest.raises(evaluate.ScrambleFileError) as exc:
-        evaluate.read_scramble_file(str(path))
+    with pytest.raises(EM.ScrambleFileError) as exc:
+        EM.read_scramble_file(str(path))
     assert f"line 1: unknown move '{'X' * 20}...'" in str(exc.value) and len(str(exc.value)) < 300

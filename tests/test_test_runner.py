@@ -147,7 +147,7 @@ def test_same_seed_same_output(checkpoints, capsys):
 def test_run_one_episode_api_matches_the_batched_evaluation(checkpoints, tmp_path):
     import evaluate
 
-    model = runner.load_model(str(checkpoints["random"]), "cpu")
+    model = runner.load_network_in_eval_mode(str(checkpoints["random"]), "cpu")
     record = runner.run_one_episode(model, "cpu", num_simulations=25, max_steps=8, scramble="R U F' L", out=None)
     assert record["scramble"] == "R U F' L" and record["length"] == len(record["actions"])
     # Same net, same cube, same search: the one-tree runner and the lockstep batch agree.
@@ -157,7 +157,7 @@ def test_run_one_episode_api_matches_the_batched_evaluation(checkpoints, tmp_pat
 
 
 def test_scramble_len_zero_is_already_solved(checkpoints):
-    model = runner.load_model(str(checkpoints["random"]), "cpu")
+    model = runner.load_network_in_eval_mode(str(checkpoints["random"]), "cpu")
     lines: list[str] = []
     record = runner.run_one_episode(model, "cpu", scramble_len=0, num_simulations=5, seed=0, out=lines.append)
     assert record["solved"] and record["length"] == 0 and record["optimal"] == 0
