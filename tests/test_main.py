@@ -11,7 +11,8 @@ import sys
 import pytest
 import torch
 
-from main import Curriculum, parse_args, simulations_for, temperature_for
+from main import parse_args, simulations_for, temperature_for
+from Run_State import Curriculum
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TINY = [
