@@ -212,20 +212,20 @@ def archive_old_logs(log_dir: str) -> str | None:
     return dest
 
 
-def check_output_paths(args: argparse.Namespace) -> None:
+def check_output_paths(checkpoint: str, log_dir: str) -> None:
     """Raise RunError unless the checkpoint names a file and it, its training state and the
     logs can be written (``Run_IO.check_writable``: a FIFO or a device is refused too): found
     before any work, not after the first iteration. Creates nothing."""
-    if not args.checkpoint.strip() or args.checkpoint.endswith(("/", os.sep)) or os.path.isdir(args.checkpoint):
-        raise RunError(f"--checkpoint must name a model file, got '{args.checkpoint}'.")
-    if not args.log_dir.strip():
+    if not checkpoint.strip() or checkpoint.endswith(("/", os.sep)) or os.path.isdir(checkpoint):
+        raise RunError(f"--checkpoint must name a model file, got '{checkpoint}'.")
+    if not log_dir.strip():
         raise RunError("--log-dir must name a folder, got ''.")
-    if os.path.exists(args.log_dir) and not os.path.isdir(args.log_dir):
-        raise RunError(f"--log-dir '{args.log_dir}' is a file, not a folder.")
+    if os.path.exists(log_dir) and not os.path.isdir(log_dir):
+        raise RunError(f"--log-dir '{log_dir}' is a file, not a folder.")
     outputs = (
-        ("--checkpoint", args.checkpoint, False),
-        ("--checkpoint", state_path_for(args.checkpoint), False),
-        ("--log-dir", args.log_dir, True),
+        ("--checkpoint", checkpoint, False),
+        ("--checkpoint", state_path_for(checkpoint), False),
+        ("--log-dir", log_dir, True),
     )
     for flag, path, folder in outputs:
         try:
@@ -234,26 +234,26 @@ def check_output_paths(args: argparse.Namespace) -> None:
             raise RunError(f"{flag}: {exc}") from None
 
 
-def remove_temps_of_killed_runs(args: argparse.Namespace) -> None:
+def remove_temps_of_killed_runs(checkpoint: str, log_dir: str) -> None:
     """Temp files that killed writers left beside the checkpoint and in the log folder."""
-    for folder in sorted({os.path.dirname(os.path.realpath(args.checkpoint)), os.path.abspath(args.log_dir)}):
+    for folder in sorted({os.path.dirname(os.path.realpath(checkpoint)), os.path.abspath(log_dir)}):
         for path in remove_stale_temps(folder):
             print(f"Removed {path}, left by a run that was killed while saving.")
 
 
 @contextlib.contextmanager
-def run_locks(args: argparse.Namespace):
+def run_locks(checkpoint: str, log_dir: str):
     """The run's two locks (``Run_IO.FileLock``): its checkpoint, by ``lock_path_for``, and
     its log folder, so that no second run resumes, writes or archives a live run's files."""
     with (
         FileLock(
-            lock_path_for(args.checkpoint),
-            f"checkpoint '{args.checkpoint}'",
+            lock_path_for(checkpoint),
+            f"checkpoint '{checkpoint}'",
             "wait for that run to end or give this one another --checkpoint",
         ),
         FileLock(
-            log_lock_path_for(args.log_dir),
-            f"--log-dir '{args.log_dir}'",
+            log_lock_path_for(log_dir),
+            f"--log-dir '{log_dir}'",
             "wait for that run to end or give this one another --log-dir",
         ),
     ):
@@ -705,42 +705,43 @@ def start_run(args: argparse.Namespace, device: torch.device) -> Run:
     return run
 
 
-def open_logger(args: argparse.Namespace, run: Run) -> MetricsLogger:
-    """The run's MetricsLogger, over ``run.metrics``; a new run first moves older logs aside."""
+def open_logger(log_dir: str, run: Run, hparams: dict) -> MetricsLogger:
+    """The run's MetricsLogger in ``log_dir``, over ``run.metrics``, with the run's flags (``hparams``)
+    as TensorBoard text; a new run first moves older logs aside."""
     if run.iteration == 0:
-        moved = archive_old_logs(args.log_dir)
+        moved = archive_old_logs(log_dir)
         if moved:
-            print(f"Moved the previous run's logs from {args.log_dir} to {moved}.")
-    logger = MetricsLogger(args.log_dir, purge_step=run.iteration + 1)
+            print(f"Moved the previous run's logs from {log_dir} to {moved}.")
+    logger = MetricsLogger(log_dir, purge_step=run.iteration + 1)
     logger.metrics = run.metrics
-    logger.log_hparams_text(vars(args))
+    logger.log_hparams_text(hparams)
     return logger
 
 
-def write_outputs(args: argparse.Namespace, run: Run, logger: MetricsLogger) -> None:
+def write_outputs(checkpoint: str, run: Run, logger: MetricsLogger) -> None:
     """The files that follow from the training state: checkpoint, metrics.json, chart."""
-    save_checkpoint(run.model, args.checkpoint)
+    save_checkpoint(run.model, checkpoint)
     logger.save_json()
     if run.metrics["iterations"]:
         logger.plot_all()
 
 
-def repair_outputs(args: argparse.Namespace, run: Run, logger: MetricsLogger) -> None:
+def repair_outputs(checkpoint: str, log_dir: str, run: Run, logger: MetricsLogger) -> None:
     """Bring the outputs up to the training state where a run was killed between saving the
     state and saving them (or they were deleted). Nothing to do for a new run."""
     if run.iteration == 0:
         return
-    state_path = state_path_for(args.checkpoint)
+    state_path = state_path_for(checkpoint)
     repaired = []
     try:
-        saved = load_state_dict(args.checkpoint)
+        saved = load_state_dict(checkpoint)
     except CheckpointError:
         saved = None
     weights = {k: v.detach().cpu() for k, v in run.model.state_dict().items()}
     if saved is None or saved.keys() != weights.keys() or not all(torch.equal(saved[k], v) for k, v in weights.items()):
-        save_checkpoint(run.model, args.checkpoint)
-        repaired.append(args.checkpoint)
-    metrics_path, chart_path = metrics_path_for(args.log_dir), chart_path_for(args.log_dir)
+        save_checkpoint(run.model, checkpoint)
+        repaired.append(checkpoint)
+    metrics_path, chart_path = metrics_path_for(log_dir), chart_path_for(log_dir)
     try:
         up_to_date = read_json(metrics_path) == run.metrics
     except (OSError, ValueError):

@@ -303,7 +303,7 @@ def commit_step(args: argparse.Namespace, run: Run, logger: MetricsLogger, it: i
     if pause_at == str(it):
         print(f"paused after committing iteration {it}", file=sys.stderr, flush=True)
         time.sleep(float(seconds))
-    write_outputs(args, run, logger)
+    write_outputs(args.checkpoint, run, logger)
     return changed
 
 
@@ -421,15 +421,19 @@ def main(argv=None) -> int:
     try:
         device = resolve_device(args.device)
         workers = Workers.from_args(args)  # None: episodes and targets made in this process, as always
-        check_output_paths(args)
+        check_output_paths(args.checkpoint, args.log_dir)
         check_memory(args, args.start_scramble_len)  # before any file is made; again below for a resumed length
-        with InterruptGuard().installed() as guard, run_locks(args), torch_threads(args.threads):
-            remove_temps_of_killed_runs(args)
+        with (
+            InterruptGuard().installed() as guard,
+            run_locks(args.checkpoint, args.log_dir),
+            torch_threads(args.threads),
+        ):
+            remove_temps_of_killed_runs(args.checkpoint, args.log_dir)
             run = start_run(args, device)
             check_memory(args, run.curriculum.scramble_len)
-            logger = open_logger(args, run)
+            logger = open_logger(args.log_dir, run, vars(args))
             try:
-                repair_outputs(args, run, logger)
+                repair_outputs(args.checkpoint, args.log_dir, run, logger)
                 train(args, run, logger, guard, device, progress, workers)
             finally:
                 logger.close()
