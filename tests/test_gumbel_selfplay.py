@@ -13,9 +13,10 @@ from test_main import run_main
 
 from conftest import REPO
 from Gumbel_MCTS import GumbelEpisodeResults, GumbelMCTS, bootstrap_returns, gumbel_self_play, play_gumbel_episodes
-from main import RECIPES, Curriculum, ReplayBuffer, Run, parse_args, selfplay_step, torch_threads
+from main import parse_args, selfplay_step, torch_threads
 from Plot_Scatter import METRIC_KEYS
 from Policy_Value_Net import PolicyValueNet
+from Recipes import RECIPES
 from Rubik2x2Env import (
     NUM_ACTIONS,
     SOLVED_STICKERS,
@@ -25,6 +26,7 @@ from Rubik2x2Env import (
     legal_action_mask,
     next_face_count,
 )
+from Run_State import Curriculum, ReplayBuffer, Run
 
 pytestmark = pytest.mark.usefixtures("torch_one_thread")
 

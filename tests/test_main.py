@@ -11,7 +11,9 @@ import sys
 import pytest
 import torch
 
-from main import Curriculum, parse_args, simulations_for, temperature_for
+from main import learning_rate, parse_args, simulations_for, temperature_for
+from Recipes import RECIPES
+from Run_State import Curriculum
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TINY = [
@@ -69,8 +71,6 @@ def test_defaults_are_the_seed_recipe():
 
 
 def test_recipe_preset_sets_its_flags_and_single_flags_override_it():
-    from main import RECIPES
-
     for name, recipe in RECIPES.items():
         a = parse_args(["--recipe", name])
         for key, value in recipe.items():
@@ -81,8 +81,6 @@ def test_recipe_preset_sets_its_flags_and_single_flags_override_it():
 
 
 def test_learning_rate_schedule():
-    from main import learning_rate
-
     a = parse_args(
         ["--lr", "1e-3", "--lr-schedule", "cosine", "--lr-end", "1e-5", "--num-iters", "11", "--warmup-iters", "2"]
     )

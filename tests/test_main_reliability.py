@@ -23,6 +23,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 import main  # noqa: E402
+import Run_State  # noqa: E402
+from Policy_Value_Net import PolicyValueNet  # noqa: E402
 from Puzzles import get_puzzle  # noqa: E402
 from Run_IO import atomic_write  # noqa: E402
 
@@ -357,7 +359,7 @@ def test_a_one_class_distance_head_is_refused_at_the_start(capsys):
     assert exit_info.value.code == 2 and len(err.splitlines()) == 1 and "--distance-classes 1 is a head" in err
     assert os.listdir(".") == []
     with pytest.raises(ValueError, match="at least 2 classes"):
-        main.PolicyValueNet(distance_classes=1)
+        PolicyValueNet(distance_classes=1)
 
 
 def test_flags_that_need_more_memory_than_the_machine_are_refused_before_any_work(capsys):
@@ -367,25 +369,25 @@ def test_flags_that_need_more_memory_than_the_machine_are_refused_before_any_wor
     assert rc == 2 and "TiB of memory" in line and "the search trees (--episodes-per-iter x --sims)" in line
     assert "Training" not in out and os.listdir(".") == []
     args = main.parse_args(TINY)
-    main.check_memory(args, 3)  # the tiny run fits anywhere
-    with pytest.raises(main.RunError, match="more than this machine's 1.0 KiB"):
-        main.check_memory(args, 3, available=1024)
+    Run_State.check_memory(args, 3)  # the tiny run fits anywhere
+    with pytest.raises(Run_State.RunError, match="more than this machine's 1.0 KiB"):
+        Run_State.check_memory(args, 3, available=1024)
     args = main.parse_args([*TINY, "--buffer-size", "8"])
-    main.check_memory(args, 3, available=200_000)
-    with pytest.raises(main.RunError, match="for the scrambles' moves"):  # a long saved scramble length
-        main.check_memory(args, 10_000, available=200_000)
+    Run_State.check_memory(args, 3, available=200_000)
+    with pytest.raises(Run_State.RunError, match="for the scrambles' moves"):  # a long saved scramble length
+        Run_State.check_memory(args, 10_000, available=200_000)
 
 
 @pytest.mark.parametrize("name", ["2x2", "3x3"])
 def test_the_replay_buffer_and_its_check_take_the_puzzle_s_shapes(name):
     puzzle = get_puzzle(name)
-    buffer = main.ReplayBuffer(10, name)
+    buffer = Run_State.ReplayBuffer(10, name)
     k = puzzle.num_actions
     buffer.extend(np.tile(puzzle.solved, (3, 1)), np.full((3, k), 1 / k, np.float32), np.ones(3))
-    assert main.buffer_problem(buffer.state(), puzzle) is None
+    assert Run_State.buffer_problem(buffer.state(), puzzle) is None
     assert buffer.sample(np.random.default_rng(0), 2)[0][0].shape == (puzzle.obs_dim,)
     other = get_puzzle("3x3" if name == "2x2" else "2x2")
-    assert f"need n x {other.num_stickers} int8" in main.buffer_problem(buffer.state(), other)
+    assert f"need n x {other.num_stickers} int8" in Run_State.buffer_problem(buffer.state(), other)
 
 
 # ---------------------------------------------------------------- 15. output paths
