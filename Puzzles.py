@@ -27,6 +27,8 @@ import Cube_Model
 import Rubik2x2Env
 import Rubik3x3Env
 from Cube_Model import CubeModel
+from Kociemba_Solver import solution_lengths
+from Optimal_Solver import get_solver
 
 DEFAULT_PUZZLE = "2x2"
 #: The value scale of every target and reading: a cube d moves from solved is worth
@@ -213,17 +215,11 @@ class Puzzle:
         (2x2, ``Optimal_Solver``) or kociemba's two-phase solution (3x3, an upper bound)."""
         cubes = np.asarray(cubes, dtype=np.int8).reshape(-1, self.num_stickers)
         if self.reference == "optimal":
-            from Optimal_Solver import get_solver
-
             return get_solver().batch_distance(cubes)
-        from Kociemba_Solver import solution_lengths
-
         return solution_lengths(cubes)
 
 
 def _random_2x2_positions(rng: np.random.Generator, batch: int) -> np.ndarray:
-    from Optimal_Solver import get_solver
-
     return get_solver().random_cubes(rng, batch)
 
 

@@ -53,11 +53,10 @@ from Cli import (
     add_checkpoint_flag,
     add_device_flag,
     fail,
-    load_script_model,
     resolve_device,
 )
 from MCTS_Core import NetworkEvaluator
-from Policy_Value_Net import CheckpointError
+from Policy_Value_Net import CheckpointError, find_and_load_model
 from Puzzles import Puzzle, add_puzzle_flag, get_puzzle
 from Rubik2x2Env import (
     ACTION_FACE,
@@ -505,7 +504,9 @@ class App:
     def _load_model(self, checkpoint: str | None, device: str) -> None:
         # A missing or bad model is not fatal: manual play still works and Solve explains.
         try:
-            self.model, self.model_path, self.device = load_script_model(checkpoint, device, self.puzzle)
+            resolved = resolve_device(device)
+            self.model, self.model_path = find_and_load_model(checkpoint, resolved, self.puzzle)
+            self.device = resolved
         except (CheckpointError, DeviceError) as exc:
             self.model, self.model_error = None, str(exc)
 

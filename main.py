@@ -43,6 +43,7 @@ import torch
 
 import Cli
 import Workers
+from All_Positions import NUM_CLASSES
 from Cli import C_PUCT, EVAL_SIMULATIONS, MAX_MOVES, DeviceError, add_device_flag, fail, resolve_device, show_progress
 from Gumbel_MCTS import BOOTSTRAP_STEPS, SEARCH_VALUE_TARGETS, SEARCH_VALUES, gumbel_self_play
 from Lookahead_Targets import greedy_policy_solve_rate, lookahead_targets, scramble_path_states
@@ -71,7 +72,7 @@ from Seed_Targets import SEED_TARGETS, seed_training_sample
 from Self_Play import VALUE_TARGETS, generate_self_play_data
 from Solvers import SOLVER_NAMES, SolverOptions, solver_puzzle_problem
 from Train_Network import VALUE_LOSSES, VALUE_WEIGHT, train_on_selfplay_data
-from Value_Sweep import NUM_CLASSES, Sweeper
+from Value_Sweep import Sweeper
 
 TARGET_SOURCES = ("selfplay", "lookahead", "sweep", *SEED_TARGETS)
 SEARCHES = ("puct", "gumbel")  # --search
