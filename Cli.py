@@ -277,4 +277,3 @@ def run_script(main, argv=None):
 def show_progress(flag: bool | None) -> bool:
     """``--progress/--no-progress``; unset: progress bars when stderr is a terminal."""
     return sys.stderr.isatty() if flag is None else flag
-

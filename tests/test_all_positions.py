@@ -133,7 +133,7 @@ def test_a_damaged_symmetry_class_cache_is_rebuilt_not_used(what, tmp_path, monk
     more = {} if what == "no checksum" else {"sha256": ap._checksum(class_of, reps)}
     np.savez(tmp_path / ap.CLASSES_FILE, class_of=class_of, reps=reps, **more)
     monkeypatch.setenv(CACHE_ENV, str(tmp_path))
-    monkeypatch.setattr(vs, "_compute_classes", lambda: good)  # the build itself takes half a minute
+    monkeypatch.setattr(ap, "_compute_classes", lambda: good)  # the build itself takes half a minute
     ap.symmetry_classes.cache_clear()
     try:
         assert all(map(np.array_equal, ap.symmetry_classes(), good))
