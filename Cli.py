@@ -83,7 +83,7 @@ def add_checkpoint_flag(group) -> None:
 def resolve_device(name: str = "auto"):
     """``auto`` -> CUDA when available, else CPU; ``cpu``/``cuda``/``cuda:N`` as asked.
     Raises DeviceError for a name that is no device or a CUDA device this machine lacks."""
-    import torch
+    import torch  # here, not at the top: torch takes seconds to import and --help needs none of it
 
     try:
         device_name(name)
