@@ -36,8 +36,9 @@ from tqdm.auto import tqdm
 
 from Optimal_Solver import NUM_ORIS, NUM_STATES, OptimalSolver, _cubes_at, default_cache_path, quarter_turn_maps
 from Policy_Value_Net import PolicyValueNet
-from Puzzles import VALUE_PER_MOVE
+from Puzzles import value_as_moves
 from Rubik2x2Env import (
+    MAX_MOVES,
     MOVE_PERMS,
     NO_ACTION,
     NUM_ACTIONS,
@@ -50,7 +51,6 @@ from Rubik2x2Env import (
 )
 from Run_IO import atomic_write
 
-STEP_COST = VALUE_PER_MOVE  # the value scale: a cube d moves from solved is worth 1 - 0.03 d
 SOLVED_INDEX = 0
 _CHUNK = 1 << 18  # positions per vectorised step (bounds the (chunk, 12) temporaries)
 CLASSES_FILE = "symmetry_classes.npz"
@@ -64,11 +64,6 @@ _CLASS_CHUNK = 1 << 12
 def cubes_at(index: np.ndarray) -> np.ndarray:
     """``(n,)`` position indices -> ``(n, 24)`` int8 cubes with the D-L-B corner home."""
     return _cubes_at(np.asarray(index, dtype=np.int64))
-
-
-def value_as_moves(values: np.ndarray) -> np.ndarray:
-    """The network's value read as moves to solved: ``(1 - v) / 0.03``."""
-    return (1.0 - np.asarray(values, dtype=np.float64)) / STEP_COST
 
 
 def _index_moves() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -122,7 +117,7 @@ def children(index: np.ndarray, rotation: np.ndarray) -> np.ndarray:
 
 
 def greedy_all(
-    values, start: np.ndarray | None = None, max_moves: int = 40, record_moves: bool = False
+    values, start: np.ndarray | None = None, max_moves: int = MAX_MOVES, record_moves: bool = False
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """Play the greedy solver from the D-L-B-home cube of every position in ``start``
     (default: all), reading each child's value from ``values``: a ``(NUM_STATES,)`` table, or

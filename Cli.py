@@ -14,10 +14,10 @@ import re
 import sys
 
 # The original project's defaults (faithfulness: the constants of its scripts).
+from Rubik2x2Env import MAX_MOVES  # noqa: F401 - re-exported: the 2x2's episode cap is the scripts' default
 from Run_IO import OutputError
 from Search_Tree import C_PUCT  # noqa: F401 - re-exported: the PUCT constant is the engine's
 
-MAX_MOVES = 40  # moves per episode before it counts as unsolved
 EVAL_SIMULATIONS = 1000  # MCTS simulations per move in the evaluation
 EXIT_USAGE = 2  # exit status of every error a user can fix: a bad flag, file, device or model
 EXIT_INTERRUPTED = 130  # Ctrl-C, as a shell reports a process ended by SIGINT

@@ -36,6 +36,15 @@ DEFAULT_PUZZLE = "2x2"
 VALUE_PER_MOVE = 0.03
 
 
+def value_as_moves(values, per_move: float = VALUE_PER_MOVE, at_least: float | None = None) -> np.ndarray:
+    """The network's value read as moves to solved, float64 in ``values``' shape: ``(1 - v) / per_move``
+    (the inverse of ``v = 1 - per_move * d``; ``per_move``: the puzzle's ``value_per_move``). ``at_least``
+    (None: no bound) floors the reading: a solver's heuristic is never negative, while a measure of the
+    value's error wants the reading as it is (a value above 1 reads as fewer than 0 moves)."""
+    moves = (1.0 - np.asarray(values, dtype=np.float64)) / per_move
+    return moves if at_least is None else np.maximum(moves, at_least)
+
+
 @dataclass(frozen=True)
 class Puzzle:
     """One cube as the engine sees it. Arrays are read-only; functions are batched over rows of
@@ -230,7 +239,7 @@ PUZZLES = {
         env_class=Rubik2x2Env.Rubik2x2Env,
         env_id=Rubik2x2Env.ENV_ID,
         value_per_move=VALUE_PER_MOVE,
-        default_max_moves=40,
+        default_max_moves=Rubik2x2Env.MAX_MOVES,
         checkpoint="rubik_policy_value.pt",
         reference="optimal",
         log_dir="training_logs",

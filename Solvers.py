@@ -12,7 +12,7 @@ Solvers (``SOLVERS``, chosen by name with ``solve_cubes`` or ``--solver``):
   cumulative policy log-probability (``"policy"``, for a network trained on scrambles that
   has no value head worth reading).
 * ``astar``: DeepCubeA's batch weighted A*: ``f = lambda * g + h`` with ``h`` the value read
-  as moves (``value_to_moves``). With ``lambda = 1`` and an exact heuristic it is optimal.
+  as moves (``Puzzles.value_as_moves``, at least 0). With ``lambda = 1`` and an exact heuristic it is optimal.
 * ``bestfirst``: seed 003's greedy best-first search on a hand heuristic (same-colour sticker
   pairs minus 4 per move taken); no network.
 * ``gumbel``: Gumbel AlphaZero root search (``Gumbel_MCTS.play_gumbel_episodes``), played
@@ -37,7 +37,7 @@ a network's float rounding can differ slightly with the batch). Budgets stay per
 ``seconds`` limit is read on the cube's share of the lockstep rounds it took part in.
 
 Value scale: the network's value reads ``v ~ 1 - 0.03 d`` for a cube ``d`` moves from solved
-(the original's target ``max(0.4, 1 - 0.03 n)``), so ``value_to_moves(v) = (1 - v) / 0.03``
+(the original's target ``max(0.4, 1 - 0.03 n)``), so ``Puzzles.value_as_moves(v) = (1 - v) / 0.03``
 (the puzzle's ``value_per_move``).
 
 Puzzles: every solver takes ``puzzle`` (a ``Puzzles.Puzzle`` or its name; default the 2x2, whose
@@ -77,8 +77,9 @@ import torch
 import Cli
 from Cube_Model import NO_ACTION, NUM_ACTIONS, face_adjacent_pairs
 from MCTS_Core import MCTS
-from Puzzles import PUZZLES, VALUE_PER_MOVE, Puzzle, get_puzzle
-from Rubik2x2Env import MOVE_PERMS, NUM_STICKERS, batch_state_keys  # noqa: F401 - the 2x2 default; callers read them here
+from Puzzles import PUZZLES, VALUE_PER_MOVE, Puzzle, get_puzzle, value_as_moves
+from Rubik2x2Env import MAX_MOVES, MOVE_PERMS, NUM_STICKERS, batch_state_keys  # noqa: F401 - the 2x2 default; callers read them here
+from Search_Tree import C_PUCT
 from Self_Play import EpisodeResults, play_greedy
 
 #: ``value_fn(cubes (n, stickers) int8) -> values (n,)``, on the network's scale (1 = solved).
@@ -134,7 +135,7 @@ class SolverRun(EpisodeResults):
 class SolverOptions:
     """Budgets and settings of every solver; each field is one command-line flag."""
 
-    max_moves: int = 40  # moves per cube (mcts, greedy) and beam depth (--max-steps)
+    max_moves: int = MAX_MOVES  # moves per cube (mcts, greedy) and beam depth (--max-steps)
     max_nodes: int = 200_000  # states generated per cube (beam, astar, bestfirst) (--max-nodes)
     beam_width: int = 100  # states kept per depth (--beam-width)
     beam_rank: str = "value"  # "value" or "policy" (cumulative log-probability) (--beam-rank)
@@ -145,7 +146,7 @@ class SolverOptions:
     astar_batch: int = 1
     astar_lambda: float = 0.6  # weight of the path cost g in f = lambda * g + h (--astar-lambda)
     sims: int = 1000  # MCTS simulations per move (--sims)
-    c_puct: float = 1.3  # MCTS exploration constant (--c-puct)
+    c_puct: float = C_PUCT  # MCTS exploration constant (--c-puct)
     seconds: float | None = None  # time limit per cube for beam, astar, bestfirst (--time-limit)
     seed: int = 0  # MCTS's generator for all-zero visit rows, as evaluate.py (--seed)
     max_considered: int = 16  # actions Gumbel's Sequential Halving starts from at the root
@@ -158,12 +159,6 @@ def solver_settings(name: str, options: SolverOptions | None = None) -> dict:
 
 
 # --------------------------------------------------------------------------- values and verification
-def value_to_moves(values, per_move: float = VALUE_PER_MOVE) -> np.ndarray:
-    """The network's value read as moves to solved: ``(1 - v) / per_move`` (the puzzle's
-    ``value_per_move``, 0.03), never below 0."""
-    return np.maximum((1.0 - np.asarray(values, dtype=np.float64)) / per_move, 0.0)
-
-
 def exact_value_fn(solver=None) -> ValueFn:
     """The oracle value ``1 - 0.03 * distance`` from the optimal solver's table (tests, and the
     exhaustive evaluation's upper bound on what a perfect value network could do)."""
@@ -290,7 +285,7 @@ def greedy_batch(
     value_fn: ValueFn,
     last=None,
     count=None,
-    max_moves: int = 40,
+    max_moves: int = MAX_MOVES,
     chunk: int = GREEDY_CHUNK,
     puzzle: Puzzle | str | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -355,7 +350,7 @@ def greedy(
     value_fn: ValueFn,
     last=None,
     count=None,
-    max_moves: int = 40,
+    max_moves: int = MAX_MOVES,
     chunk: int = GREEDY_CHUNK,
     puzzle: Puzzle | str | None = None,
 ) -> list[SolveResult]:
@@ -444,7 +439,7 @@ def beam(
     last: int = NO_ACTION,
     count: int = 0,
     beam_width: int = 100,
-    max_depth: int = 40,
+    max_depth: int = MAX_MOVES,
     max_nodes: int = 200_000,
     rank: str = "value",
     seconds: float | None = None,
@@ -481,7 +476,7 @@ def beam_lockstep(
     last=None,
     count=None,
     beam_width: int = 100,
-    max_depth: int = 40,
+    max_depth: int = MAX_MOVES,
     max_nodes: int = 200_000,
     rank: str = "value",
     seconds: float | None = None,
@@ -646,7 +641,7 @@ def astar(
     seconds: float | None = None,
     puzzle: Puzzle | str | None = None,
 ) -> SolveResult:
-    """DeepCubeA's batch weighted A* from one cube: ``f = lam * g + h``, ``h = value_to_moves``.
+    """DeepCubeA's batch weighted A* from one cube: ``f = lam * g + h``, ``h = value_as_moves`` (at least 0).
 
     Each step pops the ``batch`` open nodes of lowest ``f`` and expands them together (one
     ``value_fn`` call for all their new children). States are keyed exactly; a state reached
@@ -768,7 +763,7 @@ def _expand(graph: _Graph, parents, lam, open_heap, tiebreak, nodes, goal, goal_
     solved = puzzle.is_solved(state[new])
     h = np.zeros(len(new))
     if (~solved).any():
-        h[~solved] = value_to_moves((yield state[new[~solved]]), puzzle.value_per_move)
+        h[~solved] = value_as_moves((yield state[new[~solved]]), puzzle.value_per_move, at_least=0.0)
     new_ids = graph.add(keys[new], state[new], g[new], h, parent[new], action[new], count[new])
     touched = np.concatenate([ids, new_ids])
     is_goal = puzzle.is_solved(graph.state[touched])
@@ -882,8 +877,8 @@ def mcts(
     value_fn: ValueFn | None = None,
     policy_fn: PolicyFn | None = None,
     sims: int = 1000,
-    max_moves: int = 40,
-    c_puct: float = 1.3,
+    max_moves: int = MAX_MOVES,
+    c_puct: float = C_PUCT,
     seed: int = 0,
     device=None,
 ) -> list[SolveResult]:

@@ -7,7 +7,7 @@ import torch
 import torch.nn.functional as F
 from tqdm.auto import tqdm
 
-from Policy_Value_Net import VALUE_PER_MOVE
+from Puzzles import VALUE_PER_MOVE
 
 VALUE_WEIGHT = 1.0
 POLICY_WEIGHT = 1.2

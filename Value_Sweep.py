@@ -29,9 +29,10 @@ import numpy as np
 import torch
 
 from All_Positions import SOLVED_INDEX, children, cubes_at, symmetry_classes
-from Lookahead_Targets import STEP_COST, UNSOLVED_MAX, scramble_path_states
+from Lookahead_Targets import UNSOLVED_MAX, scramble_path_states
 from Optimal_Solver import OptimalSolver
 from Policy_Value_Net import eval_mode
+from Puzzles import VALUE_PER_MOVE
 from Rubik2x2Env import NUM_ACTIONS, batch_onehot
 
 SOLVED_CLASS = 0  # the solved cube is the smallest representative
@@ -80,15 +81,15 @@ class Sweeper:
         walked = self.class_of[self._index(cubes)]
         np.minimum.at(self.best_depth, walked, depth.astype(np.int32))
         values = self.class_values(model)
-        bound = 1.0 - STEP_COST * np.minimum(self.best_depth, 1 << 20)
+        bound = 1.0 - VALUE_PER_MOVE * np.minimum(self.best_depth, 1 << 20)
         for _ in range(plies):
             child = np.minimum(values[self.child_class], UNSOLVED_MAX)
             child[self.solved_child] = 1.0
-            values = np.maximum(child.max(axis=1) - STEP_COST, bound)
+            values = np.maximum(child.max(axis=1) - VALUE_PER_MOVE, bound)
             values[self.reps == SOLVED_INDEX] = 1.0
         z = values
         if policy_temperature > 0:
-            logits = (child - child.max(axis=1, keepdims=True)) / (STEP_COST * policy_temperature)
+            logits = (child - child.max(axis=1, keepdims=True)) / (VALUE_PER_MOVE * policy_temperature)
             pi = np.exp(logits)
             pi /= pi.sum(axis=1, keepdims=True)
         else:

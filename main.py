@@ -47,6 +47,7 @@ from All_Positions import NUM_CLASSES
 from Cli import C_PUCT, EVAL_SIMULATIONS, MAX_MOVES, DeviceError, add_device_flag, fail, resolve_device, show_progress
 from Gumbel_MCTS import BOOTSTRAP_STEPS, SEARCH_VALUE_TARGETS, SEARCH_VALUES, gumbel_self_play
 from Lookahead_Targets import greedy_policy_solve_rate, lookahead_targets, scramble_path_states
+from Optimal_Solver import MAX_DISTANCE
 from Plot_Scatter import METRIC_KEYS, MetricsLogger
 from Policy_Value_Net import (
     HIDDEN_SIZES,
@@ -533,7 +534,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     )
     g.add_argument(
         "--sweep-plies",
-        type=Cli.int_in(1, 14, "every position is within 14 moves"),
+        type=Cli.int_in(1, MAX_DISTANCE, "every position is within 14 moves"),
         default=1,
         help="with --targets sweep: Bellman backups over the table of class values per iteration (a full-width "
         "search this many moves deep on the network's values)",

@@ -5,8 +5,9 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from Lookahead_Targets import STEP_COST, scramble_path_states
+from Lookahead_Targets import scramble_path_states
 from Policy_Value_Net import PolicyValueNet
+from Puzzles import VALUE_PER_MOVE
 from Rubik2x2Env import (
     NUM_ACTIONS,
     SOLVED_STICKERS,
@@ -51,7 +52,7 @@ class ExactNet(torch.nn.Module):
 
     def forward(self, x):
         d = self.solver.batch_distance(cubes_of(x)).astype(np.float32)
-        return torch.zeros(len(x), NUM_ACTIONS), torch.from_numpy(1.0 - STEP_COST * d)[:, None]
+        return torch.zeros(len(x), NUM_ACTIONS), torch.from_numpy(1.0 - VALUE_PER_MOVE * d)[:, None]
 
 
 def cube(moves: str) -> np.ndarray:
@@ -93,7 +94,7 @@ def test_adi_targets_with_a_constant_net_back_up_one_step():
     near = np.array([batch_is_solved(batch_apply_moves(cubes, np.full(len(cubes), a))) for a in range(12)]).any(0)
     solved = batch_is_solved(cubes)  # a path can come back (R R R R): target 1
     assert z[near] == pytest.approx(0.97) and (z[solved] == 1).all()
-    assert z[~near & ~solved] == pytest.approx(0.2 - STEP_COST, abs=1e-6)  # -1 + v in ADI units = v - 0.03 here
+    assert z[~near & ~solved] == pytest.approx(0.2 - VALUE_PER_MOVE, abs=1e-6)  # -1 + v in ADI units = v - 0.03 here
     assert w[:, 1] == pytest.approx(1.0 / depth)
 
 
@@ -105,7 +106,7 @@ def test_adi_targets_with_an_exact_evaluator_are_exact_and_reduce_the_distance()
     cubes = np.concatenate([solver.random_cubes_at_distance(rng, d, 4, replace=True) for d in range(1, 15)])
     dist = solver.batch_distance(cubes)
     z, pi, w = adi_targets(ExactNet(), cubes, np.maximum(dist, 1))
-    assert z == pytest.approx(1.0 - STEP_COST * dist, abs=1e-5)
+    assert z == pytest.approx(1.0 - VALUE_PER_MOVE * dist, abs=1e-5)
     moved = batch_apply_moves(cubes, pi.argmax(axis=1))
     assert np.array_equal(solver.batch_distance(moved), dist - 1)
 
