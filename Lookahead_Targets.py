@@ -65,7 +65,7 @@ def scramble_path_states(
     Returns ``cubes (n, 24) int8`` (``(n, 54)`` for the 3x3: ``puzzle``, a ``Puzzles.Puzzle`` or
     its name, default the 2x2), ``depth (n,)`` (moves scrambled so far) and ``last (n,)`` (the last
     scramble move), ordered depth by depth. ``moves`` ``(paths, max_len)``: these paths instead
-    of scrambles drawn from ``rng`` (``Seed_Targets.diffusion_walks``).
+    of scrambles drawn from ``rng`` (``Seed_System_Targets.diffusion_walks``).
     """
     puzzle = get_puzzle(puzzle)
     if moves is None:

@@ -111,7 +111,7 @@ def _lookahead(model, rng, n, length, double_estimate, policy_temperature):
 
 
 def _seed_targets(model, rng, kind, n, length, puzzle="2x2"):
-    from Seed_Targets import seed_training_sample
+    from Seed_System_Targets import seed_training_sample
 
     return seed_training_sample(kind, model, rng, n, length, "cpu", puzzle)
 
@@ -268,7 +268,7 @@ class WorkerPool:
         return tuple(np.concatenate([p[i] for p in parts]) for i in range(3))
 
     def seed_sample(self, kind, model, iteration, n, length, puzzle="2x2"):
-        """``--targets adi|scramble|diffusion``: ``Seed_Targets.seed_training_sample`` of ``puzzle``
+        """``--targets adi|scramble|diffusion``: ``Seed_System_Targets.seed_training_sample`` of ``puzzle``
         (by name) split over the workers."""
         params = self._shares(n, kind=kind, length=length, puzzle=puzzle)
         parts = self.map("seed", model, iteration, params)

@@ -42,7 +42,7 @@ from Cli import DeviceError, HelpFormatter, add_device_flag, fail, int_in, posit
 from Optimal_Solver import MAX_DISTANCE, get_solver
 from Policy_Value_Net import CheckpointError, load_model
 from Run_IO import OutputError, atomic_write, check_writable
-from Seed_Targets import VALUE_SCALES
+from Seed_System_Targets import VALUE_SCALES
 from Solvers import SOLVERS, SolverOptions, solve_cubes
 
 ROOT = os.path.dirname(os.path.abspath(__file__))

@@ -12,7 +12,7 @@ their value and policy targets from a one-ply full-width search with the current
 then the network's own greedy solve rate on ``--episodes-per-iter`` fresh scrambles.
 ``--targets sweep`` (Value_Sweep.py) trains on every class of positions up to symmetry each
 iteration, ``--targets adi`` / ``scramble`` on the seed systems' targets and ``--targets
-diffusion`` on CayleyPy's random-walk lengths (Seed_Targets.py); all use the same greedy solve rate.
+diffusion`` on CayleyPy's random-walk lengths (Seed_System_Targets.py); all use the same greedy solve rate.
 
 ``--puzzle 3x3`` trains a 3x3 network (324 inputs, ``--hidden-sizes``) with ``--targets
 diffusion``, ``scramble`` or ``adi``, which need no search; ``--recipe 3x3`` is the preset for an
@@ -69,7 +69,7 @@ from Run_IO import (
     remove_stale_temps,
     short_path,
 )
-from Seed_Targets import SEED_TARGETS, seed_training_sample
+from Seed_System_Targets import SEED_TARGETS, seed_training_sample
 from Self_Play import VALUE_TARGETS, generate_self_play_data
 from Solvers import SOLVER_NAMES, SolverOptions, solver_puzzle_problem
 from Train_Network import VALUE_LOSSES, VALUE_WEIGHT, train_on_selfplay_data
@@ -481,7 +481,7 @@ def parse_args(argv=None) -> argparse.Namespace:
         "'sweep' = every class of positions up to symmetry once per iteration plus the states of random scramble "
         "paths, targets from one network read per class (Value_Sweep.py; needs --canonical-symmetry); 'adi' (seed "
         "001), 'scramble' (seed 002) and 'diffusion' (CayleyPy: value = the length of the non-backtracking random "
-        "walk from solved that reached a state, policy = undo its last move): Seed_Targets.py",
+        "walk from solved that reached a state, policy = undo its last move): Seed_System_Targets.py",
     )
     g.add_argument(
         "--walk-len",
@@ -1453,7 +1453,7 @@ def sweep_step(args: argparse.Namespace, run: Run, device: torch.device) -> Targ
 
 
 def seed_step(args: argparse.Namespace, run: Run, device: torch.device, workers=None) -> Targets:
-    """As lookahead, targets and loss weights that need no search (Seed_Targets.py: adi,
+    """As lookahead, targets and loss weights that need no search (Seed_System_Targets.py: adi,
     scramble, diffusion), from paths of --walk-len moves (0: the curriculum's length)."""
     t0 = time.perf_counter()
     length = args.walk_len or run.curriculum.scramble_len

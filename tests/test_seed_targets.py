@@ -1,4 +1,4 @@
-"""Seed_Targets (ADI, scramble) and the per-sample loss weights of Train_Network."""
+"""Seed_System_Targets (ADI, scramble) and the per-sample loss weights of Train_Network."""
 
 import numpy as np
 import pytest
@@ -16,7 +16,7 @@ from Rubik2x2Env import (
     batch_state_keys,
     parse_moves,
 )
-from Seed_Targets import adi_targets, adi_to_net, net_to_adi, scramble_targets, seed_training_sample
+from Seed_System_Targets import adi_targets, adi_to_net, net_to_adi, scramble_targets, seed_training_sample
 from Train_Network import POLICY_WEIGHT, alphazero_loss, train_on_selfplay_data
 
 pytestmark = pytest.mark.usefixtures("isolated_solver_cache", "torch_one_thread")
