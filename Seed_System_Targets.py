@@ -210,7 +210,7 @@ def seed_training_sample(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """One iteration's training data for ``main.py --targets adi|scramble|diffusion``:
     ``(states one-hot (n, 144) -- (n, 324) for the 3x3 --, pis, zs, weights)``, the tuple
-    ``train_on_selfplay_data`` takes."""
+    ``train_on_targets`` takes."""
     puzzle = get_puzzle(puzzle)
     if kind == "adi":
         cubes, depth, _ = scramble_path_states(rng, n, max_len, puzzle)

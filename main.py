@@ -72,7 +72,7 @@ from Run_IO import (
 from Seed_System_Targets import SEED_TARGETS, seed_training_sample
 from Self_Play import VALUE_TARGETS, generate_self_play_data
 from Solvers import SOLVER_NAMES, SolverOptions, solver_puzzle_problem
-from Train_Network import VALUE_LOSSES, VALUE_WEIGHT, train_on_selfplay_data
+from Train_Network import VALUE_LOSSES, VALUE_WEIGHT, train_on_targets
 from Value_Sweep import Sweeper
 
 TARGET_SOURCES = ("selfplay", "lookahead", "sweep", *SEED_TARGETS)
@@ -1353,7 +1353,7 @@ def repair_outputs(args: argparse.Namespace, run: Run, logger: MetricsLogger) ->
 class Targets:
     """One iteration's training data, and what the iteration's line reports about it."""
 
-    sample: object | None  # what train_on_selfplay_data takes; None = no training (buffer warm-up)
+    sample: object | None  # what train_on_targets takes; None = no training (buffer warm-up)
     num_samples: int
     solve_rate: float
     rate: tuple[str, float]  # ("sims/s" or "states/s", value)
@@ -1490,7 +1490,7 @@ def train_step(
     Raises RunError if the loss or the weights are no longer finite (nothing is saved then)."""
     if targets.sample is None:
         return None
-    _, loss, ploss, vloss = train_on_selfplay_data(
+    _, loss, ploss, vloss = train_on_targets(
         run.model,
         targets.sample,
         args.batch_size,

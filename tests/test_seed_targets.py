@@ -17,7 +17,7 @@ from Rubik2x2Env import (
     parse_moves,
 )
 from Seed_System_Targets import adi_targets, adi_to_net, net_to_adi, scramble_targets, seed_training_sample
-from Train_Network import POLICY_WEIGHT, alphazero_loss, train_on_selfplay_data
+from Train_Network import POLICY_WEIGHT, alphazero_loss, train_on_targets
 
 pytestmark = pytest.mark.usefixtures("isolated_solver_cache", "torch_one_thread")
 
@@ -129,7 +129,7 @@ def test_scramble_training_never_moves_the_value_head():
     before = [p.detach().clone() for p in net.value_head.parameters()]
     body = net.body[0].weight.detach().clone()
     sample = seed_training_sample("scramble", net, np.random.default_rng(0), 64, 3)
-    _, loss, ploss, vloss = train_on_selfplay_data(net, sample, batch_size=16, epochs=2, seed=0)
+    _, loss, ploss, vloss = train_on_targets(net, sample, batch_size=16, epochs=2, seed=0)
     assert vloss == 0.0 and loss == pytest.approx(POLICY_WEIGHT * ploss)
     assert all(torch.equal(a, b) for a, b in zip(before, net.value_head.parameters()))
     assert not torch.equal(body, net.body[0].weight)
@@ -179,7 +179,7 @@ def test_weighted_loss_by_hand():
 def trained(dataset, **kw):
     torch.manual_seed(0)
     net = PolicyValueNet()
-    _, *losses = train_on_selfplay_data(net, dataset, batch_size=16, epochs=2, seed=1, **kw)
+    _, *losses = train_on_targets(net, dataset, batch_size=16, epochs=2, seed=1, **kw)
     return net, losses
 
 
