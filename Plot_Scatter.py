@@ -36,7 +36,7 @@ class MetricsLogger:
         self.metrics: dict[str, list] = {k: [] for k in METRIC_KEYS}
         self._writer = None
         if tensorboard:
-            from torch.utils.tensorboard import SummaryWriter
+            from torch.utils.tensorboard import SummaryWriter  # here: slow to import, and only with tensorboard
 
             # purge_step drops events a resumed run is about to write again.
             self._writer = SummaryWriter(os.path.join(log_dir, "tensorboard"), purge_step=purge_step)
