@@ -131,7 +131,7 @@ def main(argv=None) -> int:
     for step in range(1, args.steps + 1):
         for group in optimizer.param_groups:
             group["lr"] = args.lr * 0.5 * (1.0 + np.cos(np.pi * (step - 1) / args.steps))
-        paths, _, _ = scramble_path_states(rng, args.batch_size - half, 14)
+        paths, _, _ = scramble_path_states(rng, args.batch_size - half, Optimal_Solver.MAX_DISTANCE)
         cubes = np.concatenate([solver.random_cubes(rng, half), paths[: args.batch_size - half]])
         dist, pi = exact_labels(solver, cubes)
         logits, value = model(torch.from_numpy(batch_onehot(cubes)))

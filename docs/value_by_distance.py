@@ -37,7 +37,7 @@ from Lookahead_Targets import greedy_policy_solve_rate  # noqa: E402
 from Optimal_Solver import MAX_DISTANCE, get_solver  # noqa: E402
 from Policy_Value_Net import CheckpointError, load_model  # noqa: E402
 from Puzzles import VALUE_PER_MOVE, value_as_moves  # noqa: E402
-from Rubik2x2Env import NUM_ACTIONS, batch_apply_moves, batch_onehot  # noqa: E402
+from Rubik2x2Env import MAX_MOVES, NUM_ACTIONS, batch_apply_moves, batch_onehot  # noqa: E402
 
 
 def probe(model, solver, runs: int, seed: int) -> list[tuple[int, float, float, float, float]]:
@@ -52,7 +52,9 @@ def probe(model, solver, runs: int, seed: int) -> list[tuple[int, float, float, 
         children = batch_apply_moves(np.repeat(cubes, NUM_ACTIONS, axis=0), np.tile(np.arange(NUM_ACTIONS), len(cubes)))
         closer = solver.table[solver.index(children)].reshape(len(cubes), NUM_ACTIONS) < d
         mass = float((torch.softmax(logits, dim=-1).numpy() * closer).sum(axis=1).mean())
-        rows.append((d, float(moves.mean()), float(moves.std()), greedy_policy_solve_rate(model, cubes, 40), mass))
+        rows.append(
+            (d, float(moves.mean()), float(moves.std()), greedy_policy_solve_rate(model, cubes, MAX_MOVES), mass)
+        )
     return rows
 
 
