@@ -58,8 +58,7 @@ import torch
 
 from Games import Game, get_game
 from MCTS_Core import NetworkEvaluator
-from Policy_Value_Net import eval_mode
-from Puzzles import VALUE_PER_MOVE
+from Policy_Value_Net import VALUE_PER_MOVE, eval_mode  # the value scale, here: the engine reads no Puzzles
 from Search_Tree import N_ROW, W_ROW, Evaluator, SearchTree, take_rows
 from Self_Play import EpisodeResults, play_lockstep
 

@@ -25,8 +25,7 @@ from tqdm.auto import tqdm
 from Action_MCTS import pick_action_from_mcts, pick_actions_batch
 from Games import DEFAULT_GAME, Game, get_game
 from MCTS_Core import MCTS, Evaluator
-from Policy_Value_Net import eval_mode
-from Puzzles import VALUE_PER_MOVE
+from Policy_Value_Net import VALUE_PER_MOVE, eval_mode  # the value scale, here: the engine reads no Puzzles
 from Search_Tree import C_PUCT, take_rows
 
 

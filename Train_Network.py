@@ -9,7 +9,7 @@ import torch
 import torch.nn.functional as F
 from tqdm.auto import tqdm
 
-from Puzzles import VALUE_PER_MOVE
+from Policy_Value_Net import VALUE_PER_MOVE  # the value scale, here: the engine reads no Puzzles
 
 VALUE_WEIGHT = 1.0
 POLICY_WEIGHT = 1.2
