@@ -18,40 +18,52 @@ turn ``c`` of the D-L-B-home cube followed by a new rotation (an L turn is an R 
 position, seen from a turned cube); ``_frame_tables`` finds ``c`` and the new rotation for
 every (rotation, move) by trying them all, and the tests check the walk against the sticker
 model.
+
+``symmetry_classes`` numbers the positions up to the 48 symmetries of the cube (77,802 classes),
+as a ``canonical_symmetry`` network reduces them: such a network is read once per class, here and
+in ``Value_Sweep``'s sweeps. The tables are cached beside the optimal solver's.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
+from pathlib import Path
 
 import numpy as np
+import torch
+from tqdm.auto import tqdm
 
-from Optimal_Solver import NUM_ORIS, NUM_STATES, _cubes_at, quarter_turn_maps
-from Policy_Value_Net import VALUE_PER_MOVE
+from Optimal_Solver import NUM_ORIS, NUM_STATES, OptimalSolver, _cubes_at, default_cache_path, quarter_turn_maps
+from Policy_Value_Net import PolicyValueNet
+from Puzzles import value_as_moves
 from Rubik2x2Env import (
+    MAX_MOVES,
     MOVE_PERMS,
     NO_ACTION,
     NUM_ACTIONS,
     ROTATION_PERMS,
     batch_apply_moves,
+    batch_onehot,
     batch_rotate,
     legal_action_mask,
     next_face_count,
 )
+from Run_IO import atomic_write
 
-STEP_COST = VALUE_PER_MOVE  # the value scale: a cube d moves from solved is worth 1 - 0.03 d
 SOLVED_INDEX = 0
 _CHUNK = 1 << 18  # positions per vectorised step (bounds the (chunk, 12) temporaries)
+CLASSES_FILE = "symmetry_classes.npz"
+NUM_CLASSES = 77_802  # positions up to the 48 symmetries (counted by symmetry_classes)
+# Positions canonicalised at a time while the classes are built. Small on purpose: each chunk's
+# 48 symmetric copies are large temporaries, and with 65,536 positions most of the build went to
+# the kernel handing out fresh pages (57 s against 32 s with 4,096, measured on 2 cores).
+_CLASS_CHUNK = 1 << 12
 
 
 def cubes_at(index: np.ndarray) -> np.ndarray:
     """``(n,)`` position indices -> ``(n, 24)`` int8 cubes with the D-L-B corner home."""
     return _cubes_at(np.asarray(index, dtype=np.int64))
-
-
-def value_as_moves(values: np.ndarray) -> np.ndarray:
-    """The network's value read as moves to solved: ``(1 - v) / 0.03``."""
-    return (1.0 - np.asarray(values, dtype=np.float64)) / STEP_COST
 
 
 def _index_moves() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -105,7 +117,7 @@ def children(index: np.ndarray, rotation: np.ndarray) -> np.ndarray:
 
 
 def greedy_all(
-    values, start: np.ndarray | None = None, max_moves: int = 40, record_moves: bool = False
+    values, start: np.ndarray | None = None, max_moves: int = MAX_MOVES, record_moves: bool = False
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """Play the greedy solver from the D-L-B-home cube of every position in ``start``
     (default: all), reading each child's value from ``values``: a ``(NUM_STATES,)`` table, or
@@ -175,23 +187,92 @@ def report_by_distance(
     return rows
 
 
+def _classes_path() -> Path:
+    return default_cache_path().parent / CLASSES_FILE
+
+
+def _representatives(positions: np.ndarray, reduce: PolicyValueNet) -> np.ndarray:
+    """``(n,)`` the position index of the image of each of ``positions`` that ``reduce`` (a
+    ``canonical_symmetry`` network) feeds its layers: one index per class of positions."""
+    with torch.no_grad():
+        canonical, _ = reduce._canonicalise_symmetries(torch.from_numpy(cubes_at(positions).astype(np.int64)))
+    return OptimalSolver().index(canonical.numpy().astype(np.int8))
+
+
+def _compute_classes() -> tuple[np.ndarray, np.ndarray]:
+    """Canonicalise every position as the symmetric network does and number the results."""
+    reduce = PolicyValueNet(canonical_symmetry=True)
+    rep_of = np.empty(NUM_STATES, dtype=np.int64)
+    for lo in range(0, NUM_STATES, _CLASS_CHUNK):
+        part = np.arange(lo, min(lo + _CLASS_CHUNK, NUM_STATES))
+        rep_of[part] = _representatives(part, reduce)
+    reps, class_of = np.unique(rep_of, return_inverse=True)
+    return class_of.astype(np.int32), reps
+
+
+def _checksum(class_of: np.ndarray, reps: np.ndarray) -> str:
+    """SHA-256 of both tables' bytes, saved beside them: any changed bit of the file shows."""
+    digest = hashlib.sha256(class_of.tobytes())
+    digest.update(reps.tobytes())
+    return digest.hexdigest()
+
+
+def _classes_problem(class_of: np.ndarray, reps: np.ndarray, checksum: str) -> str | None:
+    """Why loaded tables are not what ``_compute_classes`` builds, or None, in about a tenth of
+    a second: types and shapes, the checksum saved with them (the file as written), then what
+    the classes must be (class numbers in range, representatives ascending from the solved cube,
+    each in its own class), and a fresh canonicalisation of 4,096 positions spread over the
+    table, which a cache of another symmetry reduction fails."""
+    if class_of.dtype != np.int32 or class_of.shape != (NUM_STATES,):
+        return "class numbers of the wrong type or shape"
+    if reps.dtype != np.int64 or reps.shape != (NUM_CLASSES,):
+        return "representatives of the wrong type or shape"
+    if checksum != _checksum(class_of, reps):
+        return "a checksum that does not match"
+    if class_of.min() < 0 or class_of.max() >= NUM_CLASSES:
+        return "class numbers out of range"
+    if reps[0] != SOLVED_INDEX or (np.diff(reps) <= 0).any() or reps[-1] >= NUM_STATES:
+        return "representatives out of order or range"
+    if not np.array_equal(class_of[reps], np.arange(NUM_CLASSES)):
+        return "representatives outside their classes"
+    sample = np.arange(0, NUM_STATES, -(-NUM_STATES // _CLASS_CHUNK))
+    if not np.array_equal(reps[class_of[sample]], _representatives(sample, PolicyValueNet(canonical_symmetry=True))):
+        return "classes that differ from the network's symmetry reduction"
+    return None
+
+
+@functools.cache
+def symmetry_classes() -> tuple[np.ndarray, np.ndarray]:
+    """``class_of (NUM_STATES,) int32`` (the class of every position) and ``reps (C,) int64``
+    (one position per class, the canonical one; class 0 is the solved cube). Cached beside
+    the optimal solver's table with a checksum (about half a minute to build on 2 cores); a
+    cache that fails ``_classes_problem`` is rebuilt, never used."""
+    path = _classes_path()
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            class_of, reps, checksum = data["class_of"], data["reps"], str(data["sha256"])
+        if _classes_problem(class_of, reps, checksum) is None:
+            return class_of, reps
+    except (OSError, ValueError, KeyError, EOFError):
+        pass  # missing or damaged: rebuild
+    class_of, reps = _compute_classes()
+    try:
+        atomic_write(path, lambda f: np.savez(f, class_of=class_of, reps=reps, sha256=_checksum(class_of, reps)))
+    except OSError:
+        pass  # a read-only cache still works, it is just rebuilt next time
+    return class_of, reps
+
+
 def network_value_table(model, device=None, batch: int = 16384, progress: bool = False, index=None) -> np.ndarray:
     """``(NUM_STATES,)`` float64: the network's value of every position's D-L-B-home cube,
     read once each (only the positions ``index``, when given; the rest NaN). Only an
     orientation-invariant network (``model.canonical``) gives the value the solver sees in
     every frame; the caller checks that. A symmetry-reducing network is read once per class
     of symmetric positions."""
-    import torch
-    from tqdm.auto import tqdm
-
-    from Rubik2x2Env import batch_onehot
-
     device = device if device is not None else next(model.parameters()).device
     if index is None and getattr(model, "symmetric", False):
         # A network that reduces the 48 symmetries sees one input per class of positions
-        # (Value_Sweep.symmetry_classes): read each class once, 47 times fewer evaluations.
-        from Value_Sweep import symmetry_classes
-
+        # (symmetry_classes): read each class once, 47 times fewer evaluations.
         class_of, reps = symmetry_classes()
         return network_value_table(model, device, batch, progress, index=reps)[reps][class_of]
     values = np.full(NUM_STATES, np.nan)

@@ -14,9 +14,10 @@ import re
 import sys
 
 # The original project's defaults (faithfulness: the constants of its scripts).
+from Rubik2x2Env import MAX_MOVES  # noqa: F401 - re-exported: the 2x2's episode cap is the scripts' default
+from Run_IO import OutputError
 from Search_Tree import C_PUCT  # noqa: F401 - re-exported: the PUCT constant is the engine's
 
-MAX_MOVES = 40  # moves per episode before it counts as unsolved
 EVAL_SIMULATIONS = 1000  # MCTS simulations per move in the evaluation
 EXIT_USAGE = 2  # exit status of every error a user can fix: a bad flag, file, device or model
 EXIT_INTERRUPTED = 130  # Ctrl-C, as a shell reports a process ended by SIGINT
@@ -82,7 +83,7 @@ def add_checkpoint_flag(group) -> None:
 def resolve_device(name: str = "auto"):
     """``auto`` -> CUDA when available, else CPU; ``cpu``/``cuda``/``cuda:N`` as asked.
     Raises DeviceError for a name that is no device or a CUDA device this machine lacks."""
-    import torch
+    import torch  # here, not at the top: torch takes seconds to import and --help needs none of it
 
     try:
         device_name(name)
@@ -264,8 +265,6 @@ def run_script(main, argv=None):
     except KeyboardInterrupt:
         status = interrupted()
     except OSError as exc:  # a result file that cannot be written after all (disk full): one sentence
-        from Run_IO import OutputError
-
         if not isinstance(exc, OutputError):
             raise
         status = fail(exc)
@@ -278,17 +277,3 @@ def run_script(main, argv=None):
 def show_progress(flag: bool | None) -> bool:
     """``--progress/--no-progress``; unset: progress bars when stderr is a terminal."""
     return sys.stderr.isatty() if flag is None else flag
-
-
-def load_script_model(checkpoint: str | None, device: str, puzzle=None):
-    """``(model, path, device)`` as every script loads it: the device resolved, the model
-    file looked up (``Run_IO.find_checkpoint``; the puzzle's model file name) and loaded in eval
-    mode. ``puzzle`` (a ``Puzzles.Puzzle`` or its name; None: the 2x2 without a check): a model
-    made for another cube is refused. Raises DeviceError or CheckpointError (one sentence each)."""
-    from Policy_Value_Net import load_model
-    from Puzzles import get_puzzle
-    from Run_IO import find_checkpoint
-
-    resolved = resolve_device(device)
-    path = find_checkpoint(checkpoint, get_puzzle(puzzle).checkpoint)
-    return load_model(path, resolved, puzzle), path, resolved

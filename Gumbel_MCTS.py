@@ -58,12 +58,11 @@ import torch
 
 from Games import Game, get_game
 from MCTS_Core import NetworkEvaluator
-from Policy_Value_Net import VALUE_PER_MOVE, eval_mode
+from Policy_Value_Net import VALUE_PER_MOVE, eval_mode  # the value scale, here: the engine reads no Puzzles
 from Search_Tree import N_ROW, W_ROW, Evaluator, SearchTree, take_rows
 from Self_Play import EpisodeResults, play_lockstep
 
 C_VISIT, C_SCALE, EPSILON = 50.0, 0.1, 1e-8  # mctx defaults (maxvisit_init, value_scale, epsilon)
-STEP_REWARD = -VALUE_PER_MOVE  # the value scale's cost of one move (v = 1 - 0.03 * moves to solve)
 PRIOR_FLOOR = float(np.finfo(np.float32).tiny)  # keeps log(prior) finite for a legal action
 NO_ACTION = -1  # the action of a terminal root, which is not searched
 _LOGIT, _PROB = 2, 3  # the search rows of the tree's per-node statistics, after N and W
@@ -285,7 +284,7 @@ def bootstrap_returns(
     solved: bool,
     steps: int,
     start_depth: int | None = None,
-    step_reward: float = STEP_REWARD,
+    step_reward: float = -VALUE_PER_MOVE,
     best_of_steps: bool = False,
 ) -> np.ndarray:
     """``[n]`` float32 n-step return of each of the n searched states of one episode.

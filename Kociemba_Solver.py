@@ -50,7 +50,7 @@ def solve(stickers: np.ndarray) -> list[int]:
     answer is replayed before it is returned, so a conversion error can never pass silently.
     Raises ValueError for a sticker array that is no reachable 3x3 position.
     """
-    import kociemba
+    import kociemba  # here, not at the top: an optional dependency that only the 3x3 reference needs
 
     stickers = np.asarray(stickers).reshape(NUM_STICKERS)
     if MODEL.is_solved(stickers):

@@ -37,8 +37,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from Policy_Value_Net import VALUE_PER_MOVE, eval_mode
-from Puzzles import get_puzzle
+from Policy_Value_Net import eval_mode
+from Puzzles import VALUE_PER_MOVE, get_puzzle
 from Rubik2x2Env import (
     NO_ACTION,
     NUM_ACTIONS,
@@ -53,8 +53,7 @@ from Rubik2x2Env import (
     scramble_moves,
 )
 
-STEP_COST = VALUE_PER_MOVE  # value lost per move, the original's 0.03 per move of an episode
-UNSOLVED_MAX = 1.0 - STEP_COST
+UNSOLVED_MAX = 1.0 - VALUE_PER_MOVE  # an unsolved cube is at least one move from solved
 
 
 def scramble_path_states(
@@ -66,7 +65,7 @@ def scramble_path_states(
     Returns ``cubes (n, 24) int8`` (``(n, 54)`` for the 3x3: ``puzzle``, a ``Puzzles.Puzzle`` or
     its name, default the 2x2), ``depth (n,)`` (moves scrambled so far) and ``last (n,)`` (the last
     scramble move), ordered depth by depth. ``moves`` ``(paths, max_len)``: these paths instead
-    of scrambles drawn from ``rng`` (``Seed_Targets.diffusion_walks``).
+    of scrambles drawn from ``rng`` (``Seed_System_Targets.diffusion_walks``).
     """
     puzzle = get_puzzle(puzzle)
     if moves is None:
@@ -128,7 +127,7 @@ def lookahead_targets(
     bounded = depth is not None and last is not None
     if bounded:
         undo = np.asarray(last) ^ 1  # actions come in (move, inverse) pairs
-        floor = 1.0 - STEP_COST * (np.asarray(depth) - 1)
+        floor = 1.0 - VALUE_PER_MOVE * (np.asarray(depth) - 1)
     with eval_mode(model):
         values = child_values(model, cubes, device)
         if bounded:
@@ -144,10 +143,10 @@ def lookahead_targets(
             chosen = capped_values(model, other, device)
             if bounded:
                 chosen = np.where(best == undo, np.maximum(chosen, floor), chosen)
-    z = chosen - STEP_COST
+    z = chosen - VALUE_PER_MOVE
     z[batch_is_solved(cubes)] = 1.0
     if policy_temperature > 0:
-        logits = (values - values.max(axis=1, keepdims=True)) / (STEP_COST * policy_temperature)
+        logits = (values - values.max(axis=1, keepdims=True)) / (VALUE_PER_MOVE * policy_temperature)
         pi = np.exp(logits)
         pi = (pi / pi.sum(axis=1, keepdims=True)).astype(np.float32)
     else:

@@ -1,5 +1,9 @@
 """Training metrics: ``MetricsLogger`` keeps the original's metric lists, writes them to JSON
-atomically, draws the 2x2 training chart, and mirrors every value to TensorBoard."""
+atomically, draws the training chart (one line chart per metric over the iterations), and mirrors
+every value to TensorBoard; ``save_figure`` writes any chart atomically.
+
+The file draws no scatter plot: ``Plot_Scatter.py`` is the original project's file name (its
+design card lists it, and scripts written for it import ``MetricsLogger`` from here), so it stays."""
 
 from __future__ import annotations
 
@@ -32,7 +36,7 @@ class MetricsLogger:
         self.metrics: dict[str, list] = {k: [] for k in METRIC_KEYS}
         self._writer = None
         if tensorboard:
-            from torch.utils.tensorboard import SummaryWriter
+            from torch.utils.tensorboard import SummaryWriter  # here: slow to import, and only with tensorboard
 
             # purge_step drops events a resumed run is about to write again.
             self._writer = SummaryWriter(os.path.join(log_dir, "tensorboard"), purge_step=purge_step)

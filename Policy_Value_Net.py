@@ -51,7 +51,7 @@ from Rubik2x2Env import (
     ROTATION_PERMS,
     SYMMETRY_CANONICAL_TABLES,
 )
-from Run_IO import DEFAULT_CHECKPOINT, CheckpointError, atomic_write, not_a_file
+from Run_IO import DEFAULT_CHECKPOINT, CheckpointError, atomic_write, find_checkpoint, not_a_file
 
 HIDDEN_SIZES = (512, 1024, 512, 128)
 OBS_DIM_2X2 = NUM_STICKERS * NUM_FACES  # 144: the inputs the canonicalising tables are built for
@@ -394,3 +394,13 @@ def load_model(path: str, device: torch.device | str = "cpu", puzzle=None) -> Po
             what = f"the {made_for[0]}" if made_for else f"{obs_dim} inputs"
             raise CheckpointError(f"checkpoint '{path}' is a network for {what}, not the {puzzle.name}.")
     return model_from_state(state, path).to(device).eval()
+
+
+def find_and_load_model(checkpoint: str | None, device: torch.device | str, puzzle=None) -> tuple[PolicyValueNet, str]:
+    """``(model, path)`` as every script loads it: the model file looked up (``Run_IO.find_checkpoint``:
+    ``checkpoint``, else the puzzle's model file name in ./, else in pretrained/) and loaded in eval mode
+    on ``device`` (resolved already: ``Cli.resolve_device``). ``puzzle`` (a ``Puzzles.Puzzle`` or its name;
+    None: the 2x2 without a check): a model made for another cube is refused. Raises CheckpointError
+    (one sentence)."""
+    path = find_checkpoint(checkpoint, get_puzzle(puzzle).checkpoint)
+    return load_model(path, device, puzzle), path

@@ -27,11 +27,22 @@ import Cube_Model
 import Rubik2x2Env
 import Rubik3x3Env
 from Cube_Model import CubeModel
+from Kociemba_Solver import solution_lengths
+from Optimal_Solver import get_solver
 
 DEFAULT_PUZZLE = "2x2"
 #: The value scale of every target and reading: a cube d moves from solved is worth
 #: ``1 - 0.03 d`` (the original's episode reward ``max(0.4, 1 - 0.03 n)``).
 VALUE_PER_MOVE = 0.03
+
+
+def value_as_moves(values, per_move: float = VALUE_PER_MOVE, at_least: float | None = None) -> np.ndarray:
+    """The network's value read as moves to solved, float64 in ``values``' shape: ``(1 - v) / per_move``
+    (the inverse of ``v = 1 - per_move * d``; ``per_move``: the puzzle's ``value_per_move``). ``at_least``
+    (None: no bound) floors the reading: a solver's heuristic is never negative, while a measure of the
+    value's error wants the reading as it is (a value above 1 reads as fewer than 0 moves)."""
+    moves = (1.0 - np.asarray(values, dtype=np.float64)) / per_move
+    return moves if at_least is None else np.maximum(moves, at_least)
 
 
 @dataclass(frozen=True)
@@ -216,17 +227,11 @@ class Puzzle:
         (2x2, ``Optimal_Solver``) or kociemba's two-phase solution (3x3, an upper bound)."""
         cubes = np.asarray(cubes, dtype=np.int8).reshape(-1, self.num_stickers)
         if self.reference == "optimal":
-            from Optimal_Solver import get_solver
-
             return get_solver().batch_distance(cubes)
-        from Kociemba_Solver import solution_lengths
-
         return solution_lengths(cubes)
 
 
 def _random_2x2_positions(rng: np.random.Generator, batch: int) -> np.ndarray:
-    from Optimal_Solver import get_solver
-
     return get_solver().random_cubes(rng, batch)
 
 
@@ -237,7 +242,7 @@ PUZZLES = {
         env_class=Rubik2x2Env.Rubik2x2Env,
         env_id=Rubik2x2Env.ENV_ID,
         value_per_move=VALUE_PER_MOVE,
-        default_max_moves=40,
+        default_max_moves=Rubik2x2Env.MAX_MOVES,
         checkpoint="rubik_policy_value.pt",
         reference="optimal",
         log_dir="training_logs",

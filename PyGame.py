@@ -46,11 +46,11 @@ import pygame
 import torch
 
 import Cli
-from Cli import DeviceError, add_checkpoint_flag, add_device_flag, fail, load_script_model, resolve_device
+from Cli import DeviceError, add_checkpoint_flag, add_device_flag, fail, resolve_device
 from Cube_View import CubeView
 from Gui_Solve import DEFAULT_MAX_STEPS, DEFAULT_SIMS, OptimalOracle, SolveWorker
 from Gui_Theme import ACCENT, BG, DIM, ERROR, OK, PANEL, STICKER_COLORS, TEXT, WARN, draw_text, fit_text
-from Policy_Value_Net import CheckpointError
+from Policy_Value_Net import CheckpointError, find_and_load_model
 from Puzzles import Puzzle, add_puzzle_flag, get_puzzle
 from Rubik2x2Env import ACTION_FACE, MOVE_NAMES, format_moves, parse_moves
 from Run_IO import OutputError, atomic_write, check_writable
@@ -176,7 +176,9 @@ class App:
     def _load_model(self, checkpoint: str | None, device: str) -> None:
         # A missing or bad model is not fatal: manual play still works and Solve explains.
         try:
-            self.model, self.model_path, self.device = load_script_model(checkpoint, device, self.puzzle)
+            resolved = resolve_device(device)
+            self.model, self.model_path = find_and_load_model(checkpoint, resolved, self.puzzle)
+            self.device = resolved
         except (CheckpointError, DeviceError) as exc:
             self.model, self.model_error = None, str(exc)
 

@@ -45,6 +45,9 @@ from Cube_Model import (  # noqa: F401 - re-exported: the 2x2's names for the sh
 #: seed's and this project's module-level API.
 MODEL = CubeModel(2)
 NUM_STICKERS = MODEL.num_stickers  # 24
+#: Moves an episode may take before it counts as unsolved (the original's cap; every 2x2 position
+#: is within 14 quarter turns).
+MAX_MOVES = 40
 
 #: Position and normal of every sticker index, and the index of a (position, normal) pair.
 _GEOMETRY, _STICKER_AT = geometry(2)

@@ -25,6 +25,7 @@ import numpy as np
 import torch
 
 import Cli
+from All_Positions import NUM_CLASSES
 from Plot_Scatter import METRIC_KEYS, MetricsLogger
 from Policy_Value_Net import (
     CheckpointError,
@@ -44,7 +45,7 @@ from Run_IO import (
     remove_stale_temps,
     short_path,
 )
-from Value_Sweep import NUM_CLASSES, Sweeper
+from Value_Sweep import Sweeper
 
 #: The format of the training state file (``state_to_dict``); a file of another version is refused.
 STATE_VERSION = 1

@@ -25,13 +25,13 @@ from tqdm.auto import tqdm
 from Action_MCTS import pick_action_from_mcts, pick_actions_batch
 from Games import DEFAULT_GAME, Game, get_game
 from MCTS_Core import MCTS, Evaluator
-from Policy_Value_Net import eval_mode
+from Policy_Value_Net import VALUE_PER_MOVE, eval_mode  # the value scale, here: the engine reads no Puzzles
 from Search_Tree import C_PUCT, take_rows
 
 
 def solved_value(moves: int) -> float:
     """Target value of every state of an episode solved in ``moves`` moves (seed formula)."""
-    return max(0.4, 1.0 - 0.03 * moves)
+    return max(0.4, 1.0 - VALUE_PER_MOVE * moves)
 
 
 UNSOLVED_VALUE = -1.0
@@ -92,7 +92,7 @@ class EpisodeResults:
         for actions, solved, z in zip(self.actions, self.solved, self.values()):
             n = len(actions)
             if solved and value_target == "remaining":
-                out.append(np.maximum(0.4, 1.0 - 0.03 * (n - np.arange(n))).astype(np.float32))
+                out.append(np.maximum(0.4, 1.0 - VALUE_PER_MOVE * (n - np.arange(n))).astype(np.float32))
             else:
                 out.append(np.full(n, z, dtype=np.float32))
         return out

@@ -8,7 +8,7 @@ carry ``reads_positions = True``: it reads every orientation of a position alike
 ``evaluate_once``).
 
 Value scale: the network's value reads ``v ~ 1 - 0.03 d`` for a cube ``d`` moves from solved
-(the original's target ``max(0.4, 1 - 0.03 n)``), so ``value_to_moves(v) = (1 - v) / 0.03``
+(the original's target ``max(0.4, 1 - 0.03 n)``), so ``Puzzles.value_as_moves(v) = (1 - v) / 0.03``
 (the puzzle's ``value_per_move``).
 
 Move history: ``last``/``count`` give, per cube, the move that produced it and how many times
@@ -44,12 +44,6 @@ class SolveResult:
 
 
 # --------------------------------------------------------------------------- values and verification
-def value_to_moves(values, per_move: float = VALUE_PER_MOVE) -> np.ndarray:
-    """The network's value read as moves to solved: ``(1 - v) / per_move`` (the puzzle's
-    ``value_per_move``, 0.03), never below 0."""
-    return np.maximum((1.0 - np.asarray(values, dtype=np.float64)) / per_move, 0.0)
-
-
 def exact_value_fn(solver=None) -> ValueFn:
     """The oracle value ``1 - 0.03 * distance`` from the optimal solver's table (tests, and the
     exhaustive evaluation's upper bound on what a perfect value network could do)."""

@@ -59,6 +59,8 @@ from Cube_Model import NO_ACTION
 from Gumbel_MCTS import play_gumbel_episodes
 from MCTS_Core import MCTS
 from Puzzles import PUZZLES, Puzzle, get_puzzle
+from Rubik2x2Env import MAX_MOVES
+from Search_Tree import C_PUCT
 from Self_Play import EpisodeResults, play_greedy
 from Solver_Base import (
     PolicyFn,
@@ -91,7 +93,7 @@ class SolverRun(EpisodeResults):
 class SolverOptions:
     """Budgets and settings of every solver; each field is one command-line flag."""
 
-    max_moves: int = 40  # moves per cube (mcts, greedy) and beam depth (--max-steps)
+    max_moves: int = MAX_MOVES  # moves per cube (mcts, greedy) and beam depth (--max-steps)
     max_nodes: int = 200_000  # states generated per cube (beam, astar, bestfirst) (--max-nodes)
     beam_width: int = 100  # states kept per depth (--beam-width)
     beam_rank: str = "value"  # "value" or "policy" (cumulative log-probability) (--beam-rank)
@@ -102,7 +104,7 @@ class SolverOptions:
     astar_batch: int = 1
     astar_lambda: float = 0.6  # weight of the path cost g in f = lambda * g + h (--astar-lambda)
     sims: int = 1000  # MCTS simulations per move (--sims)
-    c_puct: float = 1.3  # MCTS exploration constant (--c-puct)
+    c_puct: float = C_PUCT  # MCTS exploration constant (--c-puct)
     seconds: float | None = None  # time limit per cube for beam, astar, bestfirst (--time-limit)
     seed: int = 0  # MCTS's generator for all-zero visit rows, as evaluate.py (--seed)
     max_considered: int = 16  # actions Gumbel's Sequential Halving starts from at the root
@@ -114,7 +116,7 @@ def greedy_batch(
     value_fn: ValueFn,
     last=None,
     count=None,
-    max_moves: int = 40,
+    max_moves: int = MAX_MOVES,
     chunk: int = GREEDY_CHUNK,
     puzzle: Puzzle | str | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -179,7 +181,7 @@ def greedy(
     value_fn: ValueFn,
     last=None,
     count=None,
-    max_moves: int = 40,
+    max_moves: int = MAX_MOVES,
     chunk: int = GREEDY_CHUNK,
     puzzle: Puzzle | str | None = None,
 ) -> list[SolveResult]:
@@ -197,8 +199,8 @@ def mcts(
     value_fn: ValueFn | None = None,
     policy_fn: PolicyFn | None = None,
     sims: int = 1000,
-    max_moves: int = 40,
-    c_puct: float = 1.3,
+    max_moves: int = MAX_MOVES,
+    c_puct: float = C_PUCT,
     seed: int = 0,
     device=None,
     puzzle: Puzzle | str | None = None,

@@ -12,10 +12,11 @@ import Cli
 import Workers
 from Cli import C_PUCT, EVAL_SIMULATIONS, MAX_MOVES, add_device_flag
 from Gumbel_MCTS import BOOTSTRAP_STEPS, SEARCH_VALUE_TARGETS, SEARCH_VALUES
+from Optimal_Solver import MAX_DISTANCE
 from Policy_Value_Net import HIDDEN_SIZES
 from Puzzles import PUZZLES, add_puzzle_flag, get_puzzle
 from Recipes import RECIPES, recipe_text
-from Seed_Targets import SEED_TARGETS
+from Seed_System_Targets import SEED_TARGETS
 from Self_Play import VALUE_TARGETS
 from Solvers import SOLVER_NAMES, solver_puzzle_problem
 from Train_Network import VALUE_LOSSES, VALUE_WEIGHT
@@ -176,7 +177,7 @@ FLAG_GROUPS: dict[str | None, list] = {
             "'sweep' = every class of positions up to symmetry once per iteration plus the states of random scramble "
             "paths, targets from one network read per class (Value_Sweep.py; needs --canonical-symmetry); 'adi' (seed "
             "001), 'scramble' (seed 002) and 'diffusion' (CayleyPy: value = the length of the non-backtracking random "
-            "walk from solved that reached a state, policy = undo its last move): Seed_Targets.py",
+            "walk from solved that reached a state, policy = undo its last move): Seed_System_Targets.py",
             choices=list(TARGET_SOURCES),
         ),
         Flag(
@@ -242,7 +243,7 @@ FLAG_GROUPS: dict[str | None, list] = {
             1,
             "with --targets sweep: Bellman backups over the table of class values per iteration (a full-width "
             "search this many moves deep on the network's values)",
-            type=Cli.int_in(1, 14, "every position is within 14 moves"),
+            type=Cli.int_in(1, MAX_DISTANCE, "every position is within 14 moves"),
         ),
         Flag(
             "--states-per-iter",

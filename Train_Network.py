@@ -1,4 +1,6 @@
-"""The AlphaZero loss and the training pass over self-play data (the original recipe)."""
+"""The AlphaZero loss and the training pass over a sample of targets (the original recipe):
+``train_on_targets`` trains on every target source (self-play, lookahead, sweep, the seed
+systems'), under the original's name ``train_on_selfplay_data`` too."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ import torch
 import torch.nn.functional as F
 from tqdm.auto import tqdm
 
-from Policy_Value_Net import VALUE_PER_MOVE
+from Policy_Value_Net import VALUE_PER_MOVE  # the value scale, here: the engine reads no Puzzles
 
 VALUE_WEIGHT = 1.0
 POLICY_WEIGHT = 1.2
@@ -113,7 +115,7 @@ def dataset_to_tensors(dataset) -> tuple[torch.Tensor, ...]:
     return states, pis, zs
 
 
-def train_on_selfplay_data(
+def train_on_targets(
     model,
     dataset,
     batch_size: int = 256,
@@ -181,3 +183,7 @@ def train_on_selfplay_data(
     bar.close()
     model.eval()
     return model, means[0], means[1], means[2]
+
+
+#: The original's name (design card), kept for scripts written for it.
+train_on_selfplay_data = train_on_targets

@@ -7,7 +7,7 @@ searches with one network call per round.
   ranked by value (``rank="value"``, only new states are evaluated) or by cumulative policy
   log-probability (``"policy"``, for a network trained on scrambles that has no value head
   worth reading).
-* ``astar``: ``f = lambda * g + h`` with ``h`` the value read as moves (``value_to_moves``).
+* ``astar``: ``f = lambda * g + h`` with ``h`` the value read as moves (``Puzzles.value_as_moves``, at least 0).
   With ``lambda = 1`` and an exact heuristic it is optimal.
 * ``bestfirst``: seed 003's search on a hand heuristic (same-colour sticker pairs minus 4 per
   move taken); no network.
@@ -35,8 +35,9 @@ from collections.abc import Callable, Generator
 import numpy as np
 
 from Cube_Model import NO_ACTION, face_adjacent_pairs
-from Puzzles import Puzzle, get_puzzle
-from Solver_Base import PolicyFn, SolveResult, ValueFn, log_softmax, start_history, value_to_moves, verify
+from Puzzles import Puzzle, get_puzzle, value_as_moves
+from Rubik2x2Env import MAX_MOVES
+from Solver_Base import PolicyFn, SolveResult, ValueFn, log_softmax, start_history, verify
 
 BEAM_RANKS = ("value", "policy")
 F_DECIMALS = 6  # A* compares f = lambda * g + h to a millionth of a move
@@ -118,7 +119,7 @@ def beam(
     last: int = NO_ACTION,
     count: int = 0,
     beam_width: int = 100,
-    max_depth: int = 40,
+    max_depth: int = MAX_MOVES,
     max_nodes: int = 200_000,
     rank: str = "value",
     seconds: float | None = None,
@@ -155,7 +156,7 @@ def beam_lockstep(
     last=None,
     count=None,
     beam_width: int = 100,
-    max_depth: int = 40,
+    max_depth: int = MAX_MOVES,
     max_nodes: int = 200_000,
     rank: str = "value",
     seconds: float | None = None,
@@ -320,7 +321,7 @@ def astar(
     seconds: float | None = None,
     puzzle: Puzzle | str | None = None,
 ) -> SolveResult:
-    """DeepCubeA's batch weighted A* from one cube: ``f = lam * g + h``, ``h = value_to_moves``.
+    """DeepCubeA's batch weighted A* from one cube: ``f = lam * g + h``, ``h = value_as_moves`` (at least 0).
 
     Each step pops the ``batch`` open nodes of lowest ``f`` and expands them together (one
     ``value_fn`` call for all their new children). States are keyed exactly; a state reached
@@ -442,7 +443,7 @@ def _expand(graph: _Graph, parents, lam, open_heap, tiebreak, nodes, goal, goal_
     solved = puzzle.is_solved(state[new])
     h = np.zeros(len(new))
     if (~solved).any():
-        h[~solved] = value_to_moves((yield state[new[~solved]]), puzzle.value_per_move)
+        h[~solved] = value_as_moves((yield state[new[~solved]]), puzzle.value_per_move, at_least=0.0)
     new_ids = graph.add(keys[new], state[new], g[new], h, parent[new], action[new], count[new])
     touched = np.concatenate([ids, new_ids])
     is_goal = puzzle.is_solved(graph.state[touched])

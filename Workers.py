@@ -40,7 +40,7 @@ from Lookahead_Targets import lookahead_targets, scramble_path_states
 from Policy_Value_Net import eval_mode, model_from_state
 from Puzzles import get_puzzle
 from Rubik2x2Env import batch_scramble
-from Seed_Targets import seed_training_sample
+from Seed_System_Targets import seed_training_sample
 from Self_Play import EpisodeResults, play_episodes
 
 BACKENDS = ("local", "ray")
@@ -259,7 +259,7 @@ class WorkerPool:
         return tuple(np.concatenate([p[i] for p in parts]) for i in range(3))
 
     def seed_sample(self, kind, model, iteration, n, length, puzzle="2x2"):
-        """``--targets adi|scramble|diffusion``: ``Seed_Targets.seed_training_sample`` of ``puzzle``
+        """``--targets adi|scramble|diffusion``: ``Seed_System_Targets.seed_training_sample`` of ``puzzle``
         (by name) split over the workers."""
         params = self._shares(n, kind=kind, length=length, puzzle=puzzle)
         parts = self.map("seed", model, iteration, params)

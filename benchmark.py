@@ -35,11 +35,15 @@ import sys
 import time
 
 import numpy as np
+import torch
 
 import Cli
 from Cli import DeviceError, HelpFormatter, add_device_flag, fail, int_in, positive_float, resolve_device
+from Optimal_Solver import MAX_DISTANCE, get_solver
+from Policy_Value_Net import CheckpointError, load_model
 from Run_IO import OutputError, atomic_write, check_writable
-from Seed_Targets import VALUE_SCALES
+from Seed_System_Targets import VALUE_SCALES
+from Solvers import SOLVERS, SolverOptions, solve_cubes
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 TRAINERS = ("selfplay", "lookahead", "adi", "scramble")
@@ -53,15 +57,12 @@ DEFAULT_TRAIN_ARGS = {
     "scramble": "--keep-optimizer",
 }
 DEFAULTS_TEXT = "; ".join(f"{k}: {v or 'none'}" for k, v in DEFAULT_TRAIN_ARGS.items())
-MAX_DISTANCE = 14
 STOP_GRACE_S = 600  # how long a trainer may take to save and exit after SIGTERM
 
 
 def bench_solvers() -> dict[str, tuple[str, dict, str]]:
     """``benchmark name -> (Solvers name, option overrides, what it needs)``; needs is
     ``value`` (a value head), ``policy`` or ``none`` (no network)."""
-    from Solvers import SOLVERS
-
     table = {
         "mcts": ("mcts", {}, "value"),
         "greedy": ("greedy", {}, "value"),
@@ -87,8 +88,6 @@ def parse_checkpoints(text: str) -> dict[str, str]:
 
 
 def parse_args(argv=None) -> argparse.Namespace:
-    from Solvers import SolverOptions
-
     solvers = bench_solvers()
     d = SolverOptions()
     p = Cli.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
@@ -252,8 +251,6 @@ def last_iter_line(log_path: str) -> str:
 # --------------------------------------------------------------------------- solving
 def draw_positions(seed: int, per_distance: int, uniform: int) -> dict[str, np.ndarray]:
     """``{"1": cubes, ..., "14": cubes, "uniform": cubes}`` and their true distances."""
-    from Optimal_Solver import get_solver
-
     solver = get_solver()
     rng = np.random.default_rng(seed)
     groups = {}
@@ -282,8 +279,6 @@ def score(results, distances) -> dict:
 
 def run_solver(bench_name, model, positions, options, device) -> dict:
     """Solve every group with one solver; totals over the by-distance positions, and per group."""
-    from Solvers import solve_cubes
-
     name, overrides, _ = bench_solvers()[bench_name]
     per_group, all_results, all_dist = {}, [], []
     for key, (cubes, dist) in positions.items():
@@ -349,7 +344,7 @@ def write_reports(report: dict, out_dir: str) -> list[str]:
 
 
 def plot(report: dict, out_dir: str) -> str:
-    import matplotlib
+    import matplotlib  # here, not at the top: only the plot needs it, and its import is slow
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -390,11 +385,6 @@ def main(argv=None) -> int:
         check_writable(args.out_dir, folder=True)  # before hours of training, not after
     except (DeviceError, OutputError) as exc:
         return fail(exc)
-    import torch
-
-    from Policy_Value_Net import CheckpointError, load_model
-    from Solvers import SolverOptions
-
     out_dir = args.out_dir
     os.makedirs(out_dir, exist_ok=True)
     models: dict[str, dict] = {}

@@ -12,7 +12,7 @@ their value and policy targets from a one-ply full-width search with the current
 then the network's own greedy solve rate on ``--episodes-per-iter`` fresh scrambles.
 ``--targets sweep`` (Value_Sweep.py) trains on every class of positions up to symmetry each
 iteration, ``--targets adi`` / ``scramble`` on the seed systems' targets and ``--targets
-diffusion`` on CayleyPy's random-walk lengths (Seed_Targets.py); all use the same greedy solve rate.
+diffusion`` on CayleyPy's random-walk lengths (Seed_System_Targets.py); all use the same greedy solve rate.
 
 ``--puzzle 3x3`` trains a 3x3 network (324 inputs, ``--hidden-sizes``) with ``--targets
 diffusion``, ``scramble`` or ``adi``, which need no search; ``--recipe 3x3`` is the preset for an
@@ -66,10 +66,10 @@ from Run_State import (
     state_path_for,
     write_outputs,
 )
-from Seed_Targets import SEED_TARGETS, seed_training_sample
+from Seed_System_Targets import SEED_TARGETS, seed_training_sample
 from Self_Play import generate_self_play_data
 from Solvers import SolverOptions
-from Train_Network import train_on_selfplay_data
+from Train_Network import train_on_targets
 
 
 def learning_rate(args: argparse.Namespace, iteration: int, seconds: float = 0.0) -> float:
@@ -120,7 +120,7 @@ PAUSE_AFTER_COMMIT_ENV = "RUBIK2X2_TEST_PAUSE_AFTER_COMMIT"
 class Targets:
     """One iteration's training data, and what the iteration's line reports about it."""
 
-    sample: object | None  # what train_on_selfplay_data takes; None = no training (buffer warm-up)
+    sample: object | None  # what train_on_targets takes; None = no training (buffer warm-up)
     num_samples: int
     solve_rate: float
     rate: tuple[str, float]  # ("sims/s" or "states/s", value)
@@ -220,7 +220,7 @@ def sweep_step(args: argparse.Namespace, run: Run, device: torch.device) -> Targ
 
 
 def seed_step(args: argparse.Namespace, run: Run, device: torch.device, workers=None) -> Targets:
-    """As lookahead, targets and loss weights that need no search (Seed_Targets.py: adi,
+    """As lookahead, targets and loss weights that need no search (Seed_System_Targets.py: adi,
     scramble, diffusion), from paths of --walk-len moves (0: the curriculum's length)."""
     t0 = time.perf_counter()
     length = args.walk_len or run.curriculum.scramble_len
@@ -257,7 +257,7 @@ def train_step(
     Raises RunError if the loss or the weights are no longer finite (nothing is saved then)."""
     if targets.sample is None:
         return None
-    _, loss, ploss, vloss = train_on_selfplay_data(
+    _, loss, ploss, vloss = train_on_targets(
         run.model,
         targets.sample,
         args.batch_size,

@@ -37,11 +37,10 @@ from Cli import (
     add_checkpoint_flag,
     add_device_flag,
     fail,
-    load_script_model,
     resolve_device,
 )
 from Optimal_Solver import get_solver
-from Policy_Value_Net import CheckpointError, PolicyValueNet, load_model
+from Policy_Value_Net import CheckpointError, PolicyValueNet, find_and_load_model, load_model
 from Puzzles import Puzzle, add_puzzle_flag, get_puzzle
 from Rubik2x2Env import MOVE_NAMES, format_moves, parse_moves
 from Self_Play import greedy_solve
@@ -258,10 +257,11 @@ def main(argv=None) -> int:
     torch.set_num_threads(1)
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     try:
+        device = resolve_device(args.device)
         if args.solver in NETWORK_SOLVERS:
-            model, path, device = load_script_model(args.checkpoint, args.device, args.puzzle)
+            model, path = find_and_load_model(args.checkpoint, device, args.puzzle)
         else:  # bestfirst: a hand heuristic, no network
-            model, path, device = None, None, resolve_device(args.device)
+            model, path = None, None
     except (CheckpointError, DeviceError) as exc:
         return fail(exc)
     out = None if args.json else print

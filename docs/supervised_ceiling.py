@@ -32,8 +32,9 @@ import torch  # noqa: E402
 
 import Cli  # noqa: E402
 import Optimal_Solver  # noqa: E402
-from Lookahead_Targets import STEP_COST, scramble_path_states  # noqa: E402
+from Lookahead_Targets import scramble_path_states  # noqa: E402
 from Policy_Value_Net import CheckpointError, PolicyValueNet, load_state_dict, model_from_state, save_checkpoint  # noqa: E402
+from Puzzles import VALUE_PER_MOVE  # noqa: E402
 from Rubik2x2Env import MOVE_PERMS, NUM_ACTIONS, NUM_STICKERS, batch_onehot  # noqa: E402
 from Run_IO import OutputError, check_writable  # noqa: E402
 from Train_Network import alphazero_loss  # noqa: E402
@@ -56,7 +57,7 @@ def report(model, cubes: np.ndarray, dist: np.ndarray, pi: np.ndarray) -> str:
     model.eval()
     logits, value = model(torch.from_numpy(batch_onehot(cubes)))
     model.train()
-    error = (1.0 - value.squeeze(-1).numpy()) / STEP_COST - dist
+    error = (1.0 - value.squeeze(-1).numpy()) / VALUE_PER_MOVE - dist
     optimal = pi[np.arange(len(cubes)), logits.argmax(dim=1).numpy()] > 0
     return " | ".join(
         f"{np.sqrt(np.mean(error[dist == d] ** 2)):.2f} / {optimal[dist == d].mean():.2f}" for d in DISTANCES
@@ -130,11 +131,11 @@ def main(argv=None) -> int:
     for step in range(1, args.steps + 1):
         for group in optimizer.param_groups:
             group["lr"] = args.lr * 0.5 * (1.0 + np.cos(np.pi * (step - 1) / args.steps))
-        paths, _, _ = scramble_path_states(rng, args.batch_size - half, 14)
+        paths, _, _ = scramble_path_states(rng, args.batch_size - half, Optimal_Solver.MAX_DISTANCE)
         cubes = np.concatenate([solver.random_cubes(rng, half), paths[: args.batch_size - half]])
         dist, pi = exact_labels(solver, cubes)
         logits, value = model(torch.from_numpy(batch_onehot(cubes)))
-        z = torch.from_numpy((1.0 - STEP_COST * dist).astype(np.float32))
+        z = torch.from_numpy((1.0 - VALUE_PER_MOVE * dist).astype(np.float32))
         loss, _, _ = alphazero_loss(logits, value.squeeze(-1), torch.from_numpy(pi), z, value_weight=args.value_weight)
         optimizer.zero_grad()
         loss.backward()

@@ -33,10 +33,11 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 import Cli  # noqa: E402
-from Lookahead_Targets import STEP_COST, greedy_policy_solve_rate  # noqa: E402
+from Lookahead_Targets import greedy_policy_solve_rate  # noqa: E402
 from Optimal_Solver import MAX_DISTANCE, get_solver  # noqa: E402
 from Policy_Value_Net import CheckpointError, load_model  # noqa: E402
-from Rubik2x2Env import NUM_ACTIONS, batch_apply_moves, batch_onehot  # noqa: E402
+from Puzzles import VALUE_PER_MOVE, value_as_moves  # noqa: E402
+from Rubik2x2Env import MAX_MOVES, NUM_ACTIONS, batch_apply_moves, batch_onehot  # noqa: E402
 
 
 def probe(model, solver, runs: int, seed: int) -> list[tuple[int, float, float, float, float]]:
@@ -47,11 +48,13 @@ def probe(model, solver, runs: int, seed: int) -> list[tuple[int, float, float, 
         cubes = solver.random_cubes_at_distance(np.random.default_rng([seed, d]), d, runs, replace=True)
         with torch.no_grad():
             logits, value = model(torch.from_numpy(batch_onehot(cubes)))
-        moves = (1.0 - value.squeeze(-1).numpy()) / STEP_COST
+        moves = (1.0 - value.squeeze(-1).numpy()) / VALUE_PER_MOVE
         children = batch_apply_moves(np.repeat(cubes, NUM_ACTIONS, axis=0), np.tile(np.arange(NUM_ACTIONS), len(cubes)))
         closer = solver.table[solver.index(children)].reshape(len(cubes), NUM_ACTIONS) < d
         mass = float((torch.softmax(logits, dim=-1).numpy() * closer).sum(axis=1).mean())
-        rows.append((d, float(moves.mean()), float(moves.std()), greedy_policy_solve_rate(model, cubes, 40), mass))
+        rows.append(
+            (d, float(moves.mean()), float(moves.std()), greedy_policy_solve_rate(model, cubes, MAX_MOVES), mass)
+        )
     return rows
 
 
@@ -59,7 +62,7 @@ def class_outputs(model, sweeper) -> tuple[np.ndarray, np.ndarray]:
     """The network on every class's representative: ``(value read as moves (n,), policy (n, 12))``."""
     with torch.no_grad():
         outs = [model(torch.from_numpy(sweeper.inputs[lo : lo + 16384])) for lo in range(0, len(sweeper.reps), 16384)]
-    moves = (1.0 - torch.cat([v for _, v in outs]).squeeze(-1).double().numpy()) / STEP_COST
+    moves = value_as_moves(torch.cat([v for _, v in outs]).squeeze(-1).double().numpy())
     return moves, torch.cat([torch.softmax(p, dim=-1) for p, _ in outs]).numpy()
 
 

@@ -7,12 +7,10 @@ import pytest
 import torch
 
 import All_Positions as ap
-import Value_Sweep as vs
 from Optimal_Solver import CACHE_ENV, EXPECTED_COUNTS, NUM_STATES, get_solver
 from Policy_Value_Net import PolicyValueNet
 from Rubik2x2Env import batch_apply_moves, batch_rotate
 from Solvers import greedy_batch, network_fns
-from Value_Sweep import symmetry_classes
 
 
 def test_frame_walk_follows_the_sticker_model():
@@ -86,7 +84,7 @@ def test_symmetric_network_table_is_read_once_per_class():
     value_fn, _ = network_fns(model)
     table = ap.network_value_table(model)
     assert np.isfinite(table).all()
-    class_of, _ = symmetry_classes()
+    class_of, _ = ap.symmetry_classes()
     index = np.random.default_rng(7).integers(0, NUM_STATES, 200)
     assert np.allclose(table[index], value_fn(ap.cubes_at(index)), atol=1e-5)
     assert len(np.unique(table[class_of == class_of[index[0]]])) == 1
@@ -97,7 +95,7 @@ def test_distance_counts_are_complete():
 
 
 def _damaged_classes(what: str) -> tuple[np.ndarray, np.ndarray]:
-    class_of, reps = (a.copy() for a in symmetry_classes())
+    class_of, reps = (a.copy() for a in ap.symmetry_classes())
     rng = np.random.default_rng(3)
     if what == "minus one":
         class_of[rng.integers(1, NUM_STATES, 10)] = -1
@@ -122,24 +120,24 @@ def _damaged_classes(what: str) -> tuple[np.ndarray, np.ndarray]:
 )
 def test_symmetry_class_cache_is_checked(what, problem):
     class_of, reps = _damaged_classes(what)
-    assert vs._classes_problem(class_of, reps, vs._checksum(class_of, reps)) == problem
-    good_of, good_reps = symmetry_classes()
-    assert vs._classes_problem(good_of, good_reps, vs._checksum(good_of, good_reps)) is None
-    assert vs._classes_problem(good_of, good_reps, vs._checksum(class_of, reps)) == "a checksum that does not match"
+    assert ap._classes_problem(class_of, reps, ap._checksum(class_of, reps)) == problem
+    good_of, good_reps = ap.symmetry_classes()
+    assert ap._classes_problem(good_of, good_reps, ap._checksum(good_of, good_reps)) is None
+    assert ap._classes_problem(good_of, good_reps, ap._checksum(class_of, reps)) == "a checksum that does not match"
 
 
 @pytest.mark.parametrize("what", ["minus one", "no checksum"])
 def test_a_damaged_symmetry_class_cache_is_rebuilt_not_used(what, tmp_path, monkeypatch):
-    good = symmetry_classes()
+    good = ap.symmetry_classes()
     class_of, reps = _damaged_classes(what)
-    more = {} if what == "no checksum" else {"sha256": vs._checksum(class_of, reps)}
-    np.savez(tmp_path / vs.CLASSES_FILE, class_of=class_of, reps=reps, **more)
+    more = {} if what == "no checksum" else {"sha256": ap._checksum(class_of, reps)}
+    np.savez(tmp_path / ap.CLASSES_FILE, class_of=class_of, reps=reps, **more)
     monkeypatch.setenv(CACHE_ENV, str(tmp_path))
-    monkeypatch.setattr(vs, "_compute_classes", lambda: good)  # the build itself takes half a minute
-    vs.symmetry_classes.cache_clear()
+    monkeypatch.setattr(ap, "_compute_classes", lambda: good)  # the build itself takes half a minute
+    ap.symmetry_classes.cache_clear()
     try:
-        assert all(map(np.array_equal, vs.symmetry_classes(), good))
+        assert all(map(np.array_equal, ap.symmetry_classes(), good))
     finally:
-        vs.symmetry_classes.cache_clear()
-    with np.load(tmp_path / vs.CLASSES_FILE) as saved:  # rewritten whole, with its checksum
-        assert vs._classes_problem(saved["class_of"], saved["reps"], str(saved["sha256"])) is None
+        ap.symmetry_classes.cache_clear()
+    with np.load(tmp_path / ap.CLASSES_FILE) as saved:  # rewritten whole, with its checksum
+        assert ap._classes_problem(saved["class_of"], saved["reps"], str(saved["sha256"])) is None

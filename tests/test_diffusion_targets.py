@@ -1,4 +1,4 @@
-"""--targets diffusion (Seed_Targets.py): CayleyPy's random-walk lengths as value targets, the walk
+"""--targets diffusion (Seed_System_Targets.py): CayleyPy's random-walk lengths as value targets, the walk
 that never takes an obvious way back, and the no-search trainers on the 3x3."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from Cube_Model import MOVE_NAMES
 from Lookahead_Targets import scramble_path_states
 from Policy_Value_Net import PolicyValueNet
 from Puzzles import PUZZLES
-from Seed_Targets import (
+from Seed_System_Targets import (
     COMMUTING_ORDER_MASK,
     SEED_TARGETS,
     VALUE_SCALES,

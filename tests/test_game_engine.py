@@ -19,7 +19,7 @@ from Policy_Value_Net import PolicyValueNet
 from reference_mcts import ReferenceGameMCTS
 from Search_Tree import N_ROW, W_ROW
 from Self_Play import OUTCOME_TARGET, play_episodes
-from Train_Network import train_on_selfplay_data
+from Train_Network import train_on_targets
 
 pytestmark = pytest.mark.usefixtures("torch_one_thread")
 
@@ -122,7 +122,7 @@ def test_self_play_and_training_step(search):
         np.testing.assert_array_equal(inputs[0], np.zeros(9))  # the start: the empty board
     data = run.dataset(OUTCOME_TARGET)
     assert data[0][0].shape == (18,) and data[0][1].shape == (9,)
-    _, loss, _, _ = train_on_selfplay_data(model, data, batch_size=8, epochs=1, seed=0)
+    _, loss, _, _ = train_on_targets(model, data, batch_size=8, epochs=1, seed=0)
     assert np.isfinite(loss)
     NetworkEvaluator(model, game=TICTACTOE)(run.states[0])  # the trained network evaluates the game's inputs
 

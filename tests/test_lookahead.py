@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 import torch
 
-from Lookahead_Targets import STEP_COST, greedy_policy_solve_rate, lookahead_targets, scramble_path_states
+from Lookahead_Targets import greedy_policy_solve_rate, lookahead_targets, scramble_path_states
+from Puzzles import VALUE_PER_MOVE
 from Rubik2x2Env import NUM_ACTIONS, SOLVED_STICKERS, batch_apply_moves, batch_is_solved
 
 pytestmark = pytest.mark.usefixtures("isolated_solver_cache", "torch_one_thread")
@@ -31,7 +32,7 @@ class OracleNet(torch.nn.Module):
         )
         logits = np.full((len(x), NUM_ACTIONS), -20.0, dtype=np.float32)
         logits[np.arange(len(x)), (kid_dist < dist[:, None]).argmax(axis=1)] = 20.0
-        return torch.from_numpy(logits), torch.from_numpy(1.0 - STEP_COST * dist.astype(np.float32))[:, None]
+        return torch.from_numpy(logits), torch.from_numpy(1.0 - VALUE_PER_MOVE * dist.astype(np.float32))[:, None]
 
 
 class ConstantNet(torch.nn.Module):
@@ -69,7 +70,7 @@ def test_targets_with_an_exact_value_network_are_exact():
     cubes = np.concatenate([cubes, SOLVED_STICKERS[None]])
     z, pi = lookahead_targets(OracleNet(), cubes)
     dist = solver.batch_distance(cubes)
-    assert z == pytest.approx(1.0 - STEP_COST * dist, abs=1e-6)
+    assert z == pytest.approx(1.0 - VALUE_PER_MOVE * dist, abs=1e-6)
     assert (pi.sum(axis=1) == 1).all()
     moved = batch_apply_moves(cubes[:-1], pi[:-1].argmax(axis=1))
     assert np.array_equal(solver.batch_distance(moved), dist[:-1] - 1)  # every best move gets one closer
@@ -78,7 +79,7 @@ def test_targets_with_an_exact_value_network_are_exact():
 def test_pessimistic_network_is_lifted_by_the_scramble_bound():
     cubes, depth, last = scramble_path_states(np.random.default_rng(2), 60, 6)
     z, pi = lookahead_targets(ConstantNet(-1.0), cubes, depth, last)
-    assert (z >= 1.0 - STEP_COST * depth - 1e-6).all()
+    assert (z >= 1.0 - VALUE_PER_MOVE * depth - 1e-6).all()
     # The policy target undoes the last scramble move, or plays one that solves at once.
     from Optimal_Solver import get_solver
 
@@ -92,12 +93,12 @@ def test_optimistic_network_is_capped_below_solved():
     cubes, depth, _ = scramble_path_states(np.random.default_rng(4), 40, 4)
     z, _ = lookahead_targets(ConstantNet(1.0), cubes)
     one_move = depth == 1  # a child of these is solved
-    assert z[one_move] == pytest.approx(1.0 - STEP_COST)
+    assert z[one_move] == pytest.approx(1.0 - VALUE_PER_MOVE)
     far = ~one_move & ~batch_is_solved(cubes)
     from Optimal_Solver import get_solver
 
     far &= get_solver().batch_distance(cubes) > 1
-    assert z[far] == pytest.approx(1.0 - 2 * STEP_COST)
+    assert z[far] == pytest.approx(1.0 - 2 * VALUE_PER_MOVE)
 
 
 def test_greedy_solve_rate_follows_the_policy():
@@ -120,7 +121,7 @@ class NoisyOracleNet(OracleNet):
         from Rubik2x2Env import batch_state_keys
 
         noise = np.array([np.random.default_rng(int(k) % (2**32)).standard_normal() for k in batch_state_keys(cubes)])
-        return logits, value + torch.from_numpy(STEP_COST * noise.astype(np.float32))[:, None]
+        return logits, value + torch.from_numpy(VALUE_PER_MOVE * noise.astype(np.float32))[:, None]
 
 
 def test_double_estimate_removes_the_upward_bias_of_the_max():
@@ -131,12 +132,12 @@ def test_double_estimate_removes_the_upward_bias_of_the_max():
     z_max, pi = lookahead_targets(NoisyOracleNet(), cubes)
     z_double, pi_double = lookahead_targets(NoisyOracleNet(), cubes, rng=np.random.default_rng(0))
     assert np.array_equal(pi, pi_double)  # the same move is chosen; only its value is read again
-    assert (z_max - (1.0 - STEP_COST * 8)).mean() > 0.5 * STEP_COST  # the max picks overrated children
+    assert (z_max - (1.0 - VALUE_PER_MOVE * 8)).mean() > 0.5 * VALUE_PER_MOVE  # the max picks overrated children
     # The second reading is an unbiased value of the chosen child (one move closer, or one
     # further when the noise chose badly): no optimism is left, errors average out.
     chosen = solver.batch_distance(batch_apply_moves(cubes, pi.argmax(axis=1)))
-    error = z_double - (1.0 - STEP_COST * (chosen + 1))
-    assert abs(error.mean()) < 3 * STEP_COST / np.sqrt(len(cubes))
+    error = z_double - (1.0 - VALUE_PER_MOVE * (chosen + 1))
+    assert abs(error.mean()) < 3 * VALUE_PER_MOVE / np.sqrt(len(cubes))
 
 
 class CanonicalNoisyOracleNet(OracleNet):
@@ -152,7 +153,7 @@ class CanonicalNoisyOracleNet(OracleNet):
         cubes = x.reshape(len(x), 24, 6).argmax(-1).numpy().astype(np.int8)
         keys = batch_state_keys(batch_rotate(cubes, canonical_rotation(cubes)))
         noise = np.array([np.random.default_rng(int(k) % (2**32)).standard_normal() for k in keys])
-        return logits, value + torch.from_numpy(STEP_COST * noise.astype(np.float32))[:, None]
+        return logits, value + torch.from_numpy(VALUE_PER_MOVE * noise.astype(np.float32))[:, None]
 
 
 def test_double_estimate_of_a_canonical_network_reads_the_mirror_image():
@@ -162,11 +163,11 @@ def test_double_estimate_of_a_canonical_network_reads_the_mirror_image():
     cubes = solver.random_cubes_at_distance(np.random.default_rng(8), 8, 300, replace=True)
     net = CanonicalNoisyOracleNet()
     z_double, pi = lookahead_targets(net, cubes, rng=np.random.default_rng(0))
-    target = 1.0 - STEP_COST * (solver.batch_distance(batch_apply_moves(cubes, pi.argmax(axis=1))) + 1)
-    assert abs((z_double - target).mean()) < 3 * STEP_COST / np.sqrt(len(cubes))
+    target = 1.0 - VALUE_PER_MOVE * (solver.batch_distance(batch_apply_moves(cubes, pi.argmax(axis=1))) + 1)
+    assert abs((z_double - target).mean()) < 3 * VALUE_PER_MOVE / np.sqrt(len(cubes))
     net.canonical = False  # a turned copy is no new reading for this net: the bias stays
     z_turned, _ = lookahead_targets(net, cubes, rng=np.random.default_rng(0))
-    assert (z_turned - target).mean() > 0.5 * STEP_COST
+    assert (z_turned - target).mean() > 0.5 * VALUE_PER_MOVE
 
 
 def test_soft_policy_targets_share_the_mass_between_equally_good_moves():

@@ -306,7 +306,8 @@ def test_seed_targets_train_with_the_loop_and_the_greedy_solve_rate(tmp_path, ta
 
 
 def test_sweep_targets_resume_with_the_saved_best_depth(tmp_path):
-    from Value_Sweep import NEVER, NUM_CLASSES
+    from All_Positions import NUM_CLASSES
+    from Value_Sweep import NEVER
 
     sweep = ["--targets", "sweep", "--states-per-iter", "64", "--start-scramble-len", "14", "--epochs", "1"]
     sweep += ["--batch-size", "4096", "--skip-eval"]

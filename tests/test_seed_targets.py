@@ -1,12 +1,13 @@
-"""Seed_Targets (ADI, scramble) and the per-sample loss weights of Train_Network."""
+"""Seed_System_Targets (ADI, scramble) and the per-sample loss weights of Train_Network."""
 
 import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
 
-from Lookahead_Targets import STEP_COST, scramble_path_states
+from Lookahead_Targets import scramble_path_states
 from Policy_Value_Net import PolicyValueNet
+from Puzzles import VALUE_PER_MOVE
 from Rubik2x2Env import (
     NUM_ACTIONS,
     SOLVED_STICKERS,
@@ -15,8 +16,8 @@ from Rubik2x2Env import (
     batch_state_keys,
     parse_moves,
 )
-from Seed_Targets import adi_targets, adi_to_net, net_to_adi, scramble_targets, seed_training_sample
-from Train_Network import POLICY_WEIGHT, alphazero_loss, train_on_selfplay_data
+from Seed_System_Targets import adi_targets, adi_to_net, net_to_adi, scramble_targets, seed_training_sample
+from Train_Network import POLICY_WEIGHT, alphazero_loss, train_on_targets
 
 pytestmark = pytest.mark.usefixtures("isolated_solver_cache", "torch_one_thread")
 
@@ -51,7 +52,7 @@ class ExactNet(torch.nn.Module):
 
     def forward(self, x):
         d = self.solver.batch_distance(cubes_of(x)).astype(np.float32)
-        return torch.zeros(len(x), NUM_ACTIONS), torch.from_numpy(1.0 - STEP_COST * d)[:, None]
+        return torch.zeros(len(x), NUM_ACTIONS), torch.from_numpy(1.0 - VALUE_PER_MOVE * d)[:, None]
 
 
 def cube(moves: str) -> np.ndarray:
@@ -93,7 +94,7 @@ def test_adi_targets_with_a_constant_net_back_up_one_step():
     near = np.array([batch_is_solved(batch_apply_moves(cubes, np.full(len(cubes), a))) for a in range(12)]).any(0)
     solved = batch_is_solved(cubes)  # a path can come back (R R R R): target 1
     assert z[near] == pytest.approx(0.97) and (z[solved] == 1).all()
-    assert z[~near & ~solved] == pytest.approx(0.2 - STEP_COST, abs=1e-6)  # -1 + v in ADI units = v - 0.03 here
+    assert z[~near & ~solved] == pytest.approx(0.2 - VALUE_PER_MOVE, abs=1e-6)  # -1 + v in ADI units = v - 0.03 here
     assert w[:, 1] == pytest.approx(1.0 / depth)
 
 
@@ -105,7 +106,7 @@ def test_adi_targets_with_an_exact_evaluator_are_exact_and_reduce_the_distance()
     cubes = np.concatenate([solver.random_cubes_at_distance(rng, d, 4, replace=True) for d in range(1, 15)])
     dist = solver.batch_distance(cubes)
     z, pi, w = adi_targets(ExactNet(), cubes, np.maximum(dist, 1))
-    assert z == pytest.approx(1.0 - STEP_COST * dist, abs=1e-5)
+    assert z == pytest.approx(1.0 - VALUE_PER_MOVE * dist, abs=1e-5)
     moved = batch_apply_moves(cubes, pi.argmax(axis=1))
     assert np.array_equal(solver.batch_distance(moved), dist - 1)
 
@@ -128,7 +129,7 @@ def test_scramble_training_never_moves_the_value_head():
     before = [p.detach().clone() for p in net.value_head.parameters()]
     body = net.body[0].weight.detach().clone()
     sample = seed_training_sample("scramble", net, np.random.default_rng(0), 64, 3)
-    _, loss, ploss, vloss = train_on_selfplay_data(net, sample, batch_size=16, epochs=2, seed=0)
+    _, loss, ploss, vloss = train_on_targets(net, sample, batch_size=16, epochs=2, seed=0)
     assert vloss == 0.0 and loss == pytest.approx(POLICY_WEIGHT * ploss)
     assert all(torch.equal(a, b) for a, b in zip(before, net.value_head.parameters()))
     assert not torch.equal(body, net.body[0].weight)
@@ -178,7 +179,7 @@ def test_weighted_loss_by_hand():
 def trained(dataset, **kw):
     torch.manual_seed(0)
     net = PolicyValueNet()
-    _, *losses = train_on_selfplay_data(net, dataset, batch_size=16, epochs=2, seed=1, **kw)
+    _, *losses = train_on_targets(net, dataset, batch_size=16, epochs=2, seed=1, **kw)
     return net, losses
 
 

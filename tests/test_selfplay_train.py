@@ -10,7 +10,7 @@ from Policy_Value_Net import PolicyValueNet
 from reference_mcts import ReferenceMCTS
 from Rubik2x2Env import SOLVED_STICKERS, Rubik2x2Env, apply_moves, batch_onehot, batch_scramble, encode_onehot
 from Self_Play import generate_self_play_data, play_episodes, solved_value, visits_to_policy
-from Train_Network import alphazero_loss, train_on_selfplay_data
+from Train_Network import alphazero_loss, train_on_targets
 
 
 def rounded_evaluators(seed=0):
@@ -155,8 +155,8 @@ def test_training_lowers_the_loss_and_returns_seed_tuple():
         pi[m ^ 1] = 1.0
         data.append((encode_onehot(c), pi, 0.97))
     model = PolicyValueNet()
-    _, first, _, _ = train_on_selfplay_data(model, data, batch_size=32, epochs=1, lr=1e-3, seed=0)
-    out = train_on_selfplay_data(model, data, batch_size=32, epochs=8, lr=1e-3, seed=0)
+    _, first, _, _ = train_on_targets(model, data, batch_size=32, epochs=1, lr=1e-3, seed=0)
+    out = train_on_targets(model, data, batch_size=32, epochs=8, lr=1e-3, seed=0)
     assert len(out) == 4 and out[0] is model
     _, loss, ploss, vloss = out
     assert loss < 0.3 * first
@@ -168,7 +168,7 @@ def test_training_is_reproducible_with_a_seed():
     results = []
     for _ in range(2):
         torch.manual_seed(1)
-        results.append(train_on_selfplay_data(PolicyValueNet(), data, batch_size=8, epochs=2, seed=3)[1])
+        results.append(train_on_targets(PolicyValueNet(), data, batch_size=8, epochs=2, seed=3)[1])
     assert results[0] == results[1]
 
 

@@ -16,7 +16,7 @@ import Solvers as S
 import Tree_Searches as T
 from Optimal_Solver import get_solver
 from Policy_Value_Net import PolicyValueNet
-from Puzzles import get_puzzle
+from Puzzles import get_puzzle, value_as_moves
 from Rubik2x2Env import (
     MOVE_PERMS,
     NO_ACTION,
@@ -67,8 +67,10 @@ def check_results(cubes, results) -> None:
         assert r.nodes >= 0 and r.seconds >= 0
 
 
-def test_value_to_moves():
-    assert B.value_to_moves(np.array([1.0, 1 - 0.03 * 5, 1.2, -1.0])) == pytest.approx([0.0, 5.0, 0.0, 2 / 0.03])
+def test_value_as_moves():
+    values = np.array([1.0, 1 - 0.03 * 5, 1.2, -1.0])
+    assert value_as_moves(values, at_least=0.0) == pytest.approx([0.0, 5.0, 0.0, 2 / 0.03])
+    assert value_as_moves(values) == pytest.approx([0.0, 5.0, -0.2 / 0.03, 2 / 0.03])  # unbounded: a measure
 
 
 def test_greedy_exact_is_optimal_and_legal(by_distance, exact, solver):
@@ -430,7 +432,7 @@ def reference_expand(graph, parents, value_fn, lam, open_heap, tiebreak, nodes, 
     solved = batch_is_solved(state[new])
     h = np.zeros(len(new))
     if (~solved).any():
-        h[~solved] = B.value_to_moves(value_fn(state[new[~solved]]))
+        h[~solved] = value_as_moves(value_fn(state[new[~solved]]), at_least=0.0)
     new_ids = graph.add(keys[new], state[new], g[new], h, parent[new], action[new], count[new])
     touched = np.concatenate([ids, new_ids])
     is_goal = batch_is_solved(graph.state[touched])

@@ -1,19 +1,19 @@
-"""Value-iteration sweeps (Value_Sweep.py): the symmetry classes, exact targets from an exact
+"""Value-iteration sweeps (Value_Sweep.py): the symmetry classes (All_Positions.py), exact targets from an exact
 network, the scramble-depth bound."""
 
 import numpy as np
 import torch
 
 import Value_Sweep as vs
-from All_Positions import cubes_at
+from All_Positions import NUM_CLASSES, cubes_at, symmetry_classes
 from Optimal_Solver import EXPECTED_COUNTS, NUM_STATES, get_solver
 from Policy_Value_Net import PolicyValueNet
 from Rubik2x2Env import batch_apply_moves, batch_symmetry
 
 
 def test_classes_are_the_symmetry_classes():
-    class_of, reps = vs.symmetry_classes()
-    assert len(reps) == vs.NUM_CLASSES and class_of.shape == (NUM_STATES,)
+    class_of, reps = symmetry_classes()
+    assert len(reps) == NUM_CLASSES and class_of.shape == (NUM_STATES,)
     assert class_of[0] == 0 and reps[0] == 0  # the solved cube is its own class, class 0
     solver = get_solver()
     rng = np.random.default_rng(0)

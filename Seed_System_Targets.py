@@ -56,9 +56,9 @@ import numpy as np
 import torch
 
 from Cube_Model import ACTION_FACE, NO_ACTION, NUM_FACES, legal_action_mask, next_face_count
-from Lookahead_Targets import STEP_COST, scramble_path_states
+from Lookahead_Targets import scramble_path_states
 from Policy_Value_Net import eval_mode
-from Puzzles import get_puzzle
+from Puzzles import VALUE_PER_MOVE, get_puzzle, value_as_moves
 from Rubik2x2Env import NUM_ACTIONS
 
 SEED_TARGETS = ("adi", "scramble", "diffusion")
@@ -94,12 +94,12 @@ COMMUTING_ORDER_MASK = _commuting_order_mask()
 
 def net_to_adi(values):
     """The network's value ``1 - 0.03 d`` in ADI's units ``2 - d``."""
-    return 2.0 - (1.0 - np.asarray(values, dtype=np.float64)) / STEP_COST
+    return 2.0 - value_as_moves(values)
 
 
 def adi_to_net(values):
     """ADI's ``2 - d`` in the network's units ``1 - 0.03 d`` (inverse of ``net_to_adi``)."""
-    return 1.0 - STEP_COST * (2.0 - np.asarray(values, dtype=np.float64))
+    return 1.0 - VALUE_PER_MOVE * (2.0 - np.asarray(values, dtype=np.float64))
 
 
 @torch.no_grad()
@@ -210,7 +210,7 @@ def seed_training_sample(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """One iteration's training data for ``main.py --targets adi|scramble|diffusion``:
     ``(states one-hot (n, 144) -- (n, 324) for the 3x3 --, pis, zs, weights)``, the tuple
-    ``train_on_selfplay_data`` takes."""
+    ``train_on_targets`` takes."""
     puzzle = get_puzzle(puzzle)
     if kind == "adi":
         cubes, depth, _ = scramble_path_states(rng, n, max_len, puzzle)

@@ -1,0 +1,101 @@
+"""The project's import graph: every top-level module imports in a fresh interpreter, the graph has
+no circles, dependencies point down (the engine imports no cube module, no script and not ``Cli``),
+and ``Cli`` loads no model (nor torch).
+
+The graph is read from the source: every import statement of a top-level ``.py`` file, those inside
+functions too, so that a circle hidden by an import inside a function still shows."""
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+MODULES = sorted(p.stem for p in ROOT.glob("*.py"))
+ENGINE = ("MCTS_Core", "Gumbel_MCTS", "Search_Tree", "Self_Play", "Games", "Train_Network")
+CUBE = ("Rubik2x2Env", "Rubik3x3Env", "Cube_Model")
+
+
+def _tree(module: str) -> ast.Module:
+    return ast.parse((ROOT / f"{module}.py").read_text(encoding="utf-8"))
+
+
+def _imported(node: ast.AST) -> set[str]:
+    """The top-level names an import statement loads (empty for any other node or a relative import)."""
+    if isinstance(node, ast.Import):
+        return {alias.name.split(".")[0] for alias in node.names}
+    if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+        return {node.module.split(".")[0]}
+    return set()
+
+
+def import_graph() -> dict[str, set[str]]:
+    """``{module: the project modules it imports anywhere in its file}``."""
+    graph = {}
+    for module in MODULES:
+        names = set().union(*map(_imported, ast.walk(_tree(module))))
+        graph[module] = (names & set(MODULES)) - {module}
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module: each one a circle of imports."""
+    reach = {m: set() for m in graph}
+    for start in graph:  # depth-first from every module: ~30 modules, no need for Tarjan
+        todo = list(graph[start])
+        while todo:
+            m = todo.pop()
+            if m not in reach[start]:
+                reach[start].add(m)
+                todo.extend(graph[m])
+    comps = {frozenset(m for m in graph if m == start or (m in reach[start] and start in reach[m])) for start in graph}
+    return sorted(sorted(c) for c in comps if len(c) > 1)
+
+
+def scripts() -> set[str]:
+    """Modules run as programs (an ``if __name__ == "__main__"`` block)."""
+    return {m for m in MODULES if '__name__ == "__main__"' in (ROOT / f"{m}.py").read_text(encoding="utf-8")}
+
+
+def test_circles_finds_a_circle_and_only_it():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert circles(graph) == [["a", "b", "c"]]
+    assert circles({"a": {"b"}, "b": set()}) == []
+
+
+def test_the_import_graph_has_no_circles():
+    assert circles(import_graph()) == []
+
+
+@pytest.mark.parametrize("module", ENGINE)
+def test_the_engine_imports_no_cube_module_no_script_and_not_cli(module):
+    """The search modules are held to more (no ``Puzzles`` either) in test_game_engine; the registry
+    ``Games`` and ``Train_Network`` read the puzzles through ``Puzzles`` and ``Policy_Value_Net``."""
+    assert module in MODULES
+    assert not import_graph()[module] & (set(CUBE) | scripts() | {"Cli"})
+
+
+@pytest.mark.parametrize("module", ENGINE)
+def test_the_engine_imports_at_the_top_of_its_files(module):
+    tree = _tree(module)
+    inner = [n.lineno for f in ast.walk(tree) if isinstance(f, ast.FunctionDef) for n in ast.walk(f) if _imported(n)]
+    assert inner == []
+
+
+def _fresh(code: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+
+
+def test_every_module_imports_in_a_fresh_interpreter():
+    code = f"import importlib\nfor m in {MODULES!r}:\n    importlib.import_module(m)\n"
+    out = _fresh(code)
+    assert out.returncode == 0, out.stderr
+
+
+def test_cli_loads_no_model_and_no_torch():
+    assert not import_graph()["Cli"] & {"Policy_Value_Net", "Puzzles"}
+    out = _fresh("import sys, Cli; print(sorted({'torch', 'Policy_Value_Net', 'Puzzles'} & set(sys.modules)))")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
