@@ -29,6 +29,7 @@ import numpy as np
 import torch
 
 from Action_MCTS import pick_actions_batch
+from Games import register_game
 from Go_Game import DEFAULT_HISTORY, GoGame, go_game
 from Go_Net import BLOCKS, FILTERS, GoNet
 from MCTS_Core import MCTS
@@ -105,6 +106,7 @@ def self_play(model: torch.nn.Module, recipe: GoRecipe, rng: np.random.Generator
     """``games`` (default ``recipe.games``) self-play games from the empty board in lockstep: the
     ``EpisodeResults`` (evaluator rows, visit-count policies, moves, final values)."""
     game = recipe.game()
+    register_game(game)  # the results name their game; targets and datasets look it up by that name
     search = NoisyRootMCTS(
         model,
         c_puct=recipe.c_puct,
