@@ -10,10 +10,21 @@ import sys
 import numpy as np
 import pytest
 
-from Arena import GTPPlayer, RandomPlayer, RolloutEvaluator, run_match, sgf_text, wilson_interval
+from Arena import (
+    GTPPlayer,
+    RandomPlayer,
+    RolloutEvaluator,
+    RolloutPlayer,
+    agent_player,
+    run_match,
+    sgf_text,
+    wilson_interval,
+)
 from Go_Board import BLACK, WHITE, board_from_text
-from Go_Game import GO_GAMES
+from Go_Game import GO_GAMES, go_game
+from Go_Net import GoNet
 
+pytestmark = pytest.mark.usefixtures("torch_one_thread")
 GO5 = GO_GAMES["go5"]
 FAKE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fake_gtp.py")
 
@@ -76,3 +87,23 @@ def test_rollout_values_read_a_decided_board_for_the_player_to_move():
     priors, values = evaluate(rows)
     np.testing.assert_array_equal(values, [1.0, -1.0])
     assert priors.shape == (2, 26) and np.allclose(priors.sum(axis=1), 1.0)
+
+
+def test_rollout_player_fits_its_simulations_to_the_time_per_move():
+    player = RolloutPlayer(np.random.default_rng(0), simulations=3, seconds=0.01)
+    player.new_game(GO5, BLACK)
+    state = GO5.initial_state(1)
+    assert GO5.legal_mask(state)[0, player.genmove(state)]
+    per_simulation = player.per_simulation
+    assert per_simulation > 0
+    player.genmove(state)
+    assert player.search.num_simulations == max(2, int(0.01 / per_simulation))
+
+
+def test_an_agent_refuses_a_game_whose_planes_its_network_cannot_read():
+    agent = agent_player(GoNet(5, in_planes=5, filters=8, blocks=1).eval(), 4)
+    with pytest.raises(ValueError, match="reads 2 positions, the game gives 8"):
+        agent.new_game(GO5, BLACK)
+    agent.new_game(go_game(5, history=2), WHITE)
+    state = go_game(5, history=2).initial_state(1)
+    assert 0 <= agent.genmove(state) <= 25 and -1.0 <= agent.last_value <= 1.0
