@@ -23,6 +23,7 @@ from Arena import (
 from Go_Board import BLACK, WHITE, board_from_text
 from Go_Game import GO_GAMES, go_game
 from Go_Net import GoNet
+from GTP import GNUGO_PATH, gnugo_command
 
 pytestmark = pytest.mark.usefixtures("torch_one_thread")
 GO5 = GO_GAMES["go5"]
@@ -107,3 +108,12 @@ def test_an_agent_refuses_a_game_whose_planes_its_network_cannot_read():
     agent.new_game(go_game(5, history=2), WHITE)
     state = go_game(5, history=2).initial_state(1)
     assert 0 <= agent.genmove(state) <= 25 and -1.0 <= agent.last_value <= 1.0
+
+
+@pytest.mark.skipif(not os.access(GNUGO_PATH, os.X_OK), reason="GNU Go is not installed")
+def test_gnugo_beats_random_and_agrees_with_the_rules(tmp_path):
+    """GNU Go level 0 over GTP as both colours: every game is played (no move of either side refused)."""
+    gnugo = GTPPlayer(gnugo_command(0), "gnugo")
+    result = run_match(GO_GAMES["go7"], RandomPlayer(np.random.default_rng(3)), gnugo, 2, sgf_dir=str(tmp_path))
+    summary = result.summary()
+    assert summary["played"] == 2 and summary["wins"] == 0 and len(list(tmp_path.iterdir())) == 2
