@@ -75,7 +75,10 @@ class RandomPlayer:
 class SearchPlayer:
     """The most visited root move of a PUCT search (``MCTS_Core.MCTS``) with ``evaluator`` (None: the
     network ``model``'s, cached across moves and games); one search object serves every game.
-    ``resign_below``: resign when the chosen move's mean return is below it (None: never)."""
+    ``resign_below``: resign when the chosen move's mean return is below it (None: never).
+    ``sample_moves``: the first moves of a game (move count below it) are drawn from the visit counts
+    (temperature 1, with ``rng``) instead: two deterministic players would otherwise replay one game
+    per colour, and a match of identical games measures nothing."""
 
     def __init__(
         self,
@@ -85,11 +88,14 @@ class SearchPlayer:
         model: torch.nn.Module | None = None,
         evaluator=None,
         resign_below: float | None = None,
+        sample_moves: int = 0,
+        rng: np.random.Generator | None = None,
     ):
         self.name, self.simulations, self.c_puct = name, simulations, c_puct
+        self.sample_moves = sample_moves
         self.model, self.evaluator, self.resign_below = model, evaluator, resign_below
         self.search: MCTS | None = None
-        self.rng = np.random.default_rng(0)  # only for a search that gave no visits (one simulation)
+        self.rng = np.random.default_rng(0) if rng is None else rng
         self.last_value = 0.0  # the chosen move's mean return for the player (the agent's own estimate)
 
     def new_game(self, game: GoGame, colour: int) -> None:
@@ -104,7 +110,8 @@ class SearchPlayer:
     def genmove(self, state: dict) -> int | None:
         mask = self.search.game.legal_mask(state)
         stats = self.search.search(state, mask).root_stats()[0]
-        action = int(pick_actions_batch(stats[None, N_ROW], "greedy", 1.0, self.rng, mask)[0])
+        mode = "sample" if state["move_count"][0] < self.sample_moves else "greedy"
+        action = int(pick_actions_batch(stats[None, N_ROW], mode, 1.0, self.rng, mask)[0])
         self.last_value = float(stats[W_ROW, action] / max(stats[N_ROW, action], 1.0))
         if self.resign_below is not None and self.last_value < self.resign_below:
             return None

@@ -15,6 +15,7 @@ from Arena import (
     RandomPlayer,
     RolloutEvaluator,
     RolloutPlayer,
+    SearchPlayer,
     agent_player,
     run_match,
     sgf_text,
@@ -117,3 +118,17 @@ def test_gnugo_beats_random_and_agrees_with_the_rules(tmp_path):
     result = run_match(GO_GAMES["go7"], RandomPlayer(np.random.default_rng(3)), gnugo, 2, sgf_dir=str(tmp_path))
     summary = result.summary()
     assert summary["played"] == 2 and summary["wins"] == 0 and len(list(tmp_path.iterdir())) == 2
+
+
+def test_sampled_opening_moves_vary_with_the_seed():
+    def uniform(inputs):
+        return np.full((len(inputs), 26), 1 / 26, np.float32), np.zeros(len(inputs), np.float32)
+
+    firsts = set()
+    for seed in range(6):
+        player = SearchPlayer("s", 30, 1.0, evaluator=uniform, sample_moves=1, rng=np.random.default_rng(seed))
+        player.new_game(GO5, BLACK)
+        firsts.add(player.genmove(GO5.initial_state(1)))
+    greedy = SearchPlayer("g", 30, 1.0, evaluator=uniform)
+    greedy.new_game(GO5, BLACK)
+    assert len(firsts) > 1 and greedy.genmove(GO5.initial_state(1)) == greedy.genmove(GO5.initial_state(1))
