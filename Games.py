@@ -18,6 +18,7 @@ from typing import Protocol
 
 import numpy as np
 
+from Go_Game import GO_GAMES
 from Puzzles import DEFAULT_PUZZLE, PUZZLES
 
 State = dict[str, np.ndarray]
@@ -68,7 +69,7 @@ class Game(Protocol):
 
 
 DEFAULT_GAME = DEFAULT_PUZZLE
-GAMES: dict[str, Game] = dict(PUZZLES)
+GAMES: dict[str, Game] = {**PUZZLES, **GO_GAMES}  # Go_Game.go_game(size, ...) makes other boards
 
 
 def register_game(game: Game) -> None:

@@ -59,6 +59,7 @@ FIRST_LAYER = "body.0.weight"  # (512, obs_dim) in every checkpoint
 POLICY_LAYER = "policy_head.weight"  # (act_dim, 128)
 CANONICAL_KEY = "canonical_orientation"  # the state_dict entry that marks a canonicalising network
 SYMMETRY_KEY = "canonical_symmetry"  # ... and one that also reduces the 48 symmetries
+GO_SIZE_KEY = "go_board_size"  # the entry that marks a Go network (Go_Net) and holds its board size
 
 
 class PolicyValueNet(nn.Module):
@@ -330,6 +331,12 @@ def hidden_sizes_of(state: dict) -> tuple[int, ...]:
     return tuple(sizes) or HIDDEN_SIZES
 
 
+def go_size_of(state: dict) -> int | None:
+    """The board size of a Go network's state_dict (``Go_Net.GoNet``), None for a cube's."""
+    marker = state.get(GO_SIZE_KEY)
+    return int(marker.item()) if isinstance(marker, torch.Tensor) and marker.numel() == 1 else None
+
+
 def is_canonical(state: dict) -> bool:
     """Whether a state_dict belongs to a ``PolicyValueNet(canonical_orientation=True)``."""
     return CANONICAL_KEY in state
@@ -384,8 +391,10 @@ def state_dims(state: dict) -> tuple[int, int]:
 def load_model(path: str, device: torch.device | str = "cpu", puzzle=None) -> PolicyValueNet:
     """A ``PolicyValueNet`` with the weights of ``path``, in eval mode, on ``device``. With a
     ``puzzle`` (a ``Puzzles.Puzzle`` or its name), a network made for another cube raises
-    CheckpointError (one sentence)."""
+    CheckpointError (one sentence); so does a Go network (``Go_Net``), with or without one."""
     state = load_state_dict(path)
+    if (size := go_size_of(state)) is not None:
+        raise CheckpointError(f"checkpoint '{path}' is a Go network for {size}x{size}, not a cube's.")
     if puzzle is not None:
         puzzle = get_puzzle(puzzle)
         obs_dim, act_dim = state_dims(state)

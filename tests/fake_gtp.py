@@ -1,4 +1,4 @@
-"""A fake GTP opponent that fails on demand at ``genmove``, for the tests of ``GTP.py`` and match runners.
+"""A fake GTP opponent that fails on demand at ``genmove``, for the tests of ``GTP_Client.py`` and match runners.
 
     python tests/fake_gtp.py --fail {none,crash,hang,illegal,offboard,malformed,error}
 

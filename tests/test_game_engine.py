@@ -9,7 +9,6 @@ import ast
 import numpy as np
 import pytest
 import torch
-from toy_games import TICTACTOE, minimax_action_values, minimax_value
 
 import Games
 from conftest import REPO
@@ -19,6 +18,7 @@ from Policy_Value_Net import PolicyValueNet
 from reference_mcts import ReferenceGameMCTS
 from Search_Tree import N_ROW, W_ROW
 from Self_Play import OUTCOME_TARGET, play_episodes
+from toy_games import TICTACTOE, minimax_action_values, minimax_value
 from Train_Network import train_on_targets
 
 pytestmark = pytest.mark.usefixtures("torch_one_thread")

@@ -13,7 +13,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from Go_Board import BLACK, EMPTY, WHITE, GoBoard, board_from_text, format_vertex, parse_vertex
-from GTP import GNUGO_PATH, GTPClient, gnugo_command
+from GTP_Client import GNUGO_PATH, GTPClient, gnugo_command
 
 CHECK_SCRIPT = os.path.join(ROOT, "docs", "go_rules_check.py")
 needs_gnugo = pytest.mark.skipif(not os.access(GNUGO_PATH, os.X_OK), reason="GNU Go is not installed")

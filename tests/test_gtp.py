@@ -1,4 +1,4 @@
-"""GTP.py: the parsing helpers, every failure of a fake opponent as a GTPError, and GNU Go when installed."""
+"""GTP_Client.py: the parsing helpers, every failure of a fake opponent as a GTPError, and GNU Go when installed."""
 
 import os
 import sys
@@ -10,7 +10,7 @@ import pytest
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from Go_Board import BLACK, WHITE, GoBoard, parse_vertex
-from GTP import (
+from GTP_Client import (
     GNUGO_PATH,
     GTPClient,
     GTPError,

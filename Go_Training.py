@@ -1,0 +1,225 @@
+"""Go self-play and training as library functions (the seed's AlphaZero loop; ``main.py --game go5`` drives it).
+
+One iteration (``train_iteration``): ``games`` self-play games in lockstep (``Self_Play.play_lockstep``),
+each move a PUCT search (``MCTS_Core.MCTS``) of ``simulations`` simulations with Dirichlet noise mixed into
+the root's priors (``(1 - noise) P + noise Dir(alpha)`` over the legal moves), the move drawn from the visit
+counts at temperature 1 for the first ``opening_moves`` moves of a game and the most visited move after
+that; every searched state becomes a sample (evaluator row, visit-count policy, outcome +-1 for its
+player to move: ``Self_Play.OUTCOME_TARGET``). The games go into a ``ReplayBuffer`` that keeps the last
+``buffer_fraction`` of all games played (at least ``buffer_min_games``); then ``train_steps`` steps of SGD
+(momentum 0.9; batches of ``batch_size`` drawn uniformly from the buffer, each sample under one of the
+board's 8 symmetries drawn at random with ``augment``) on value MSE + policy cross-entropy
+(``Train_Network.alphazero_loss``'s two terms, unweighted as the seed's), the learning rate dropping by
+10 at each of ``lr_milestones`` (counted in steps since the start).
+
+``GoRecipe``'s defaults are the seed's (SPEC section 10): 5x5, c_puct 0.3, noise 0.25 of Dir(0.3), 30
+simulations, 10 games an iteration, the last 12.5% of all games, temperature 1 for 15% of an expected
+game of 0.6 N^2 moves, 50 steps of batch 32 an iteration at 1e-2, 1e-3 after 400 steps, 1e-4 after 600;
+the network of ``Go_Net``. The seed's quirks (no komi, ko by one-stone capture, ties as losses) are not
+copied: the rules are ``Go_Board``'s.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import torch
+
+from Action_MCTS import pick_actions_batch
+from Games import register_game
+from Go_Game import DEFAULT_HISTORY, GoGame, go_game
+from Go_Net import BLOCKS, FILTERS, GoNet
+from MCTS_Core import MCTS
+from Policy_Value_Net import eval_mode
+from Self_Play import OUTCOME_TARGET, EpisodeResults, play_lockstep, visits_to_policy
+from Train_Network import alphazero_loss
+
+
+@dataclass(frozen=True)
+class GoRecipe:
+    """Every setting of Go self-play and training; the defaults are the seed's (module docstring)."""
+
+    size: int = 5
+    komi: float | None = None  # None: Go_Board's default for the size (24.5 on 5x5)
+    max_moves: int | None = None  # None: 2 N^2 actions
+    history: int = DEFAULT_HISTORY
+    filters: int = FILTERS
+    blocks: int = BLOCKS
+    simulations: int = 30
+    c_puct: float = 0.3
+    dirichlet_alpha: float = 0.3
+    noise_fraction: float = 0.25
+    opening_moves: int | None = None  # None: 15% of 0.6 N^2 moves, rounded
+    games: int = 10  # self-play games an iteration, played in lockstep
+    buffer_fraction: float = 0.125
+    buffer_min_games: int = 10
+    train_steps: int = 50
+    batch_size: int = 32
+    lr: float = 1e-2
+    lr_milestones: tuple[int, ...] = (400, 600)
+    momentum: float = 0.9
+    augment: bool = False  # a random board symmetry per training sample
+
+    def game(self) -> GoGame:
+        return go_game(self.size, self.komi, self.max_moves, self.history)
+
+    def opening(self) -> int:
+        """Moves played at temperature 1 before greedy play."""
+        return round(0.15 * 0.6 * self.size**2) if self.opening_moves is None else self.opening_moves
+
+    def network(self) -> GoNet:
+        return GoNet(self.size, self.game().obs_shape[0], self.filters, self.blocks)
+
+
+class NoisyRootMCTS(MCTS):
+    """PUCT search whose roots' priors get Dirichlet noise: ``(1 - fraction) P + fraction Dir(alpha)`` over
+    each root's legal moves. The roots are the first nodes a search expands (``MCTS.search``), so the
+    first ``_priors_to_rows`` call of each search is the roots'; the network's cached outputs stay clean."""
+
+    def __init__(self, *args, rng: np.random.Generator, alpha: float, fraction: float, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.rng, self.alpha, self.fraction = rng, alpha, fraction
+        self._roots_next = False
+
+    def search(self, roots, root_action_masks=None, *history):
+        self._roots_next = True
+        return super().search(roots, root_action_masks, *history)
+
+    def _priors_to_rows(self, priors: np.ndarray, legal: np.ndarray) -> np.ndarray:
+        if self._roots_next:
+            self._roots_next = False
+            priors = (1 - self.fraction) * priors + self.fraction * dirichlet_over(legal, self.alpha, self.rng)
+        return super()._priors_to_rows(priors, legal)
+
+
+def dirichlet_over(legal: np.ndarray, alpha: float, rng: np.random.Generator) -> np.ndarray:
+    """``(k, A)`` float64: per row a Dir(alpha) draw over the row's legal moves, 0 elsewhere."""
+    draws = np.where(legal, rng.gamma(alpha, size=legal.shape), 0.0)
+    total = draws.sum(axis=1, keepdims=True)
+    return np.divide(draws, total, out=np.zeros_like(draws), where=total > 0)
+
+
+def self_play(model: torch.nn.Module, recipe: GoRecipe, rng: np.random.Generator, games: int | None = None):
+    """``games`` (default ``recipe.games``) self-play games from the empty board in lockstep: the
+    ``EpisodeResults`` (evaluator rows, visit-count policies, moves, final values)."""
+    game = recipe.game()
+    register_game(game)  # the results name their game; targets and datasets look it up by that name
+    search = NoisyRootMCTS(
+        model,
+        c_puct=recipe.c_puct,
+        num_simulations=recipe.simulations,
+        game=game,
+        rng=rng,
+        alpha=recipe.dirichlet_alpha,
+        fraction=recipe.noise_fraction,
+    )
+    opening = recipe.opening()
+
+    def choose(states: dict):
+        masks = game.legal_mask(states)
+        visits = search.run_batch(states, masks)
+        sampled = pick_actions_batch(visits, "sample", 1.0, rng, masks)
+        greedy = pick_actions_batch(visits, "greedy", 1.0, rng, masks)
+        return np.where(states["move_count"] < opening, sampled, greedy), visits_to_policy(visits), {}
+
+    starts = game.initial_state(recipe.games if games is None else games)
+    with eval_mode(model):
+        return play_lockstep(search, starts, game.rules.max_moves, choose)
+
+
+class ReplayBuffer:
+    """The samples of the last games: ``(rows, policies, values)`` per game; it keeps the last
+    ``max(min_games, ceil(fraction * games added so far))`` games."""
+
+    def __init__(self, fraction: float, min_games: int):
+        self.fraction, self.min_games = fraction, min_games
+        self.games: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self.games_added = 0
+
+    def add(self, results: EpisodeResults) -> None:
+        """Every searched state of ``results``'s games, with its outcome target."""
+        for rows, pis, zs in zip(results.states, results.policies, results.state_values(OUTCOME_TARGET)):
+            self.games.append((rows, pis, zs))
+        self.games_added += len(results.states)
+        keep = max(self.min_games, math.ceil(self.fraction * self.games_added))
+        del self.games[:-keep]
+
+    def __len__(self) -> int:
+        return sum(len(zs) for _, _, zs in self.games)
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """All samples: ``rows (n, ...)``, ``policies (n, A)``, ``values (n,)``."""
+        return tuple(np.concatenate(part) for part in zip(*self.games))
+
+
+def sample_batch(game: GoGame, data, size: int, rng: np.random.Generator, augment: bool):
+    """``(obs, pis, zs)`` float32 tensors of ``size`` samples drawn uniformly from ``data`` (``arrays()``);
+    with ``augment`` each under one of the 8 board symmetries drawn at random."""
+    rows, pis, zs = data
+    pick = rng.integers(len(zs), size=size)
+    rows, pis = rows[pick], pis[pick]
+    if augment:
+        pairs = game.symmetries(rows, pis)
+        which = rng.integers(len(pairs), size=size)
+        rows = np.stack([r for r, _ in pairs])[which, np.arange(size)]
+        pis = np.stack([p for _, p in pairs])[which, np.arange(size)]
+    obs = torch.from_numpy(game.encode(rows))
+    return obs, torch.from_numpy(np.asarray(pis, np.float32)), torch.from_numpy(zs[pick].astype(np.float32))
+
+
+def make_optimizer(model: torch.nn.Module, recipe: GoRecipe):
+    """SGD with momentum and the learning rate divided by 10 at each milestone step."""
+    optimizer = torch.optim.SGD(model.parameters(), lr=recipe.lr, momentum=recipe.momentum)
+    return optimizer, torch.optim.lr_scheduler.MultiStepLR(optimizer, list(recipe.lr_milestones), 0.1)
+
+
+def train_steps(model, optimizer, scheduler, buffer: ReplayBuffer, recipe: GoRecipe, rng) -> dict[str, float]:
+    """``recipe.train_steps`` SGD steps on batches from ``buffer``; the mean losses."""
+    game, data = recipe.game(), buffer.arrays()
+    sums = np.zeros(3)
+    model.train()
+    for _ in range(recipe.train_steps):
+        obs, pis, zs = sample_batch(game, data, recipe.batch_size, rng, recipe.augment)
+        logits, values = model(obs)
+        _, policy_loss, value_loss = alphazero_loss(logits, values, pis, zs)
+        loss = value_loss + policy_loss  # the seed's loss: no weights
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+        scheduler.step()
+        sums += [loss.item(), policy_loss.item(), value_loss.item()]
+    model.eval()
+    loss, policy, value = (sums / max(1, recipe.train_steps)).tolist()
+    return {"loss": loss, "policy_loss": policy, "value_loss": value}
+
+
+def train_iteration(model, optimizer, scheduler, buffer: ReplayBuffer, recipe: GoRecipe, rng) -> dict[str, float]:
+    """One iteration: self-play games into ``buffer``, then training. Returns its metrics (losses, games,
+    samples, mean game length, Black's win rate, seconds of each part)."""
+    start = time.perf_counter()
+    results = self_play(model, recipe, rng)
+    played = time.perf_counter()
+    buffer.add(results)
+    white_to_move_at_end = results.lengths % 2 == 1  # Black moved first
+    black_value = np.where(white_to_move_at_end, -results.final_values, results.final_values)
+    metrics = train_steps(model, optimizer, scheduler, buffer, recipe, rng)
+    metrics.update(
+        games=len(results.states),
+        samples=int(results.lengths.sum()),
+        buffer_samples=len(buffer),
+        mean_length=float(results.lengths.mean()),
+        black_wins=float((black_value > 0).mean()),
+        self_play_seconds=played - start,
+        train_seconds=time.perf_counter() - played,
+    )
+    return metrics
+
+
+def recipe_table(recipe: GoRecipe) -> dict:
+    """The recipe as plain values (for a run's logs)."""
+    table = asdict(recipe)
+    table["lr_milestones"] = list(recipe.lr_milestones)
+    return table

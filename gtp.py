@@ -1,0 +1,217 @@
+"""The Go agent as a GTP engine (Go Text Protocol 2), for GoGui, Sabaki, twogtp or a match against GNU Go.
+
+    python gtp.py --game go5 [--checkpoint FILE] [--sims N] [--c-puct C] [--seed S]
+
+Reads commands on stdin, answers on stdout (``= text`` or ``? message``, each followed by an empty line).
+Commands: protocol_version, name, version, known_command, list_commands, boardsize, clear_board, komi,
+play, genmove, undo, final_score, showboard, quit. ``genmove`` plays the most visited move of a PUCT search
+of ``--sims`` simulations guided by the network (``Go_Net``; default ``pretrained/go{N}_policy_value.pt``).
+A bad command, bad arguments or an illegal move get ``? message`` and the engine carries on. The rules are
+``Go_Board``'s (area scoring, positional superko, suicide illegal); the network plays the one board size
+it was trained for (``boardsize`` of another size answers ``? unacceptable size``). A move for the side
+not to move is accepted (controllers set up positions that way); after two passes a further move
+continues the game. A bad flag or model file: one sentence on stderr and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+import numpy as np
+
+import Cli
+from Go_Board import format_vertex, parse_vertex
+from Go_Game import go_game
+from GTP_Client import format_response, parse_color, parse_command
+from Run_IO import CheckpointError, find_checkpoint
+
+NAME, VERSION = "rubik-alphazero-go", "1.0"
+COMMANDS = (
+    "protocol_version name version known_command list_commands boardsize clear_board komi play genmove "
+    "undo final_score showboard quit"
+).split()
+DEFAULT_SIMULATIONS = 200
+DEFAULT_C_PUCT = 0.3  # the seed's, as Go_Training trains with
+
+
+class GTPFailure(Exception):
+    """A command that gets ``? message``."""
+
+
+class Engine:
+    """The game a GTP controller sees: a stack of positions (for ``undo``) and the agent that moves."""
+
+    def __init__(self, model, simulations: int, c_puct: float, komi: float | None):
+        from Arena import agent_player  # torch: imported once the flags are read (a fast --help)
+
+        self.model, self.simulations, self.c_puct = model, simulations, c_puct
+        self.game = go_game(model.size, komi=komi, history=model.history)
+        self.agent = agent_player(model, simulations, c_puct)
+        self.clear_board()
+
+    @property
+    def state(self) -> dict:
+        return self.history[-1]
+
+    def clear_board(self) -> None:
+        self.history = [self.game.initial_state(1)]
+
+    def set_komi(self, komi: float) -> None:
+        self.game = go_game(self.model.size, komi=komi, history=self.model.history)
+
+    def _ready_for(self, colour: int) -> dict:
+        """The current state with ``colour`` to move (a copy), passes forgotten after a finished game."""
+        state = {key: value.copy() for key, value in self.state.items()}
+        if state["move_count"][0] >= self.game.rules.max_moves:
+            raise GTPFailure(f"game over: the move cap of {self.game.rules.max_moves} moves is reached")
+        state["to_play"][0] = colour
+        if state["passes"][0] >= 2:
+            state["passes"][0] = 0
+        return state
+
+    def play(self, colour: int, action: int) -> None:
+        state = self._ready_for(colour)
+        if not self.game.legal_mask(state)[0, action]:
+            raise GTPFailure("illegal move")
+        self.history.append(self.game.step(state, np.array([action])))
+
+    def genmove(self, colour: int) -> int:
+        state = self._ready_for(colour)
+        self.agent.new_game(self.game, colour)
+        action = self.agent.genmove(state)
+        self.history.append(self.game.step(state, np.array([action])))
+        return action
+
+    def undo(self) -> None:
+        if len(self.history) == 1:
+            raise GTPFailure("cannot undo")
+        self.history.pop()
+
+    def final_score(self) -> str:
+        score = float(self.game.rules.score(self.state)[0])
+        return "0" if score == 0 else f"{'B' if score > 0 else 'W'}+{abs(score):g}"
+
+
+def handle(engine: Engine, name: str, args: list[str]) -> str:
+    """The text of the ``=`` reply to one command; GTPFailure for a ``?`` reply."""
+    size = engine.game.size
+    try:
+        if name == "protocol_version":
+            return "2"
+        if name == "name":
+            return NAME
+        if name == "version":
+            return VERSION
+        if name == "known_command":
+            return "true" if args and args[0].lower() in COMMANDS else "false"
+        if name == "list_commands":
+            return "\n".join(COMMANDS)
+        if name == "boardsize":
+            if len(args) != 1 or not Cli.is_ascii_digits(args[0]):
+                raise GTPFailure("boardsize needs one integer")
+            if int(args[0]) != size:
+                raise GTPFailure("unacceptable size")
+            engine.clear_board()
+            return ""
+        if name == "clear_board":
+            engine.clear_board()
+            return ""
+        if name == "komi":
+            engine.set_komi(_komi(args))
+            return ""
+        if name == "play":
+            if len(args) != 2:
+                raise GTPFailure("play needs a colour and a vertex")
+            engine.play(parse_color(args[0]), parse_vertex(args[1], size))
+            return ""
+        if name == "genmove":
+            if len(args) != 1:
+                raise GTPFailure("genmove needs a colour")
+            return format_vertex(engine.genmove(parse_color(args[0])), size)
+        if name == "undo":
+            engine.undo()
+            return ""
+        if name == "final_score":
+            return engine.final_score()
+        if name == "showboard":
+            return engine.game.to_text(engine.state)
+    except ValueError as error:  # a colour or vertex that does not parse
+        raise GTPFailure(f"syntax error: {error}") from None
+    raise GTPFailure("unknown command")
+
+
+def _komi(args: list[str]) -> float:
+    try:
+        komi = float(args[0]) if len(args) == 1 else float("nan")
+    except ValueError:
+        komi = float("nan")
+    if not np.isfinite(komi):
+        raise GTPFailure("komi needs one number")
+    return komi
+
+
+def serve(engine: Engine, lines, out) -> None:
+    """Answer every command of ``lines`` on ``out`` until ``quit`` or the end of input."""
+    for line in lines:
+        command = parse_command(line)
+        if command is None:
+            continue
+        command_id, name, args = command
+        try:
+            reply = format_response(handle(engine, name, args), command_id) if name != "quit" else None
+        except GTPFailure as failure:
+            reply = format_response(str(failure), command_id, error=True)
+        if reply is None:
+            out.write(format_response("", command_id))
+            out.flush()
+            return
+        out.write(reply)
+        out.flush()
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    parser = Cli.ArgumentParser(description=__doc__, formatter_class=Cli.HelpFormatter)
+    parser.add_argument("--game", type=go_name, default="go5", help="the board: go5, go7, go9, ... go19")
+    parser.add_argument(
+        "--checkpoint", type=Cli.nonempty_path, help="Go model file (default: pretrained/go{N}_policy_value.pt)"
+    )
+    parser.add_argument("--sims", type=Cli.simulations, default=DEFAULT_SIMULATIONS, help="simulations per move")
+    parser.add_argument("--c-puct", type=Cli.positive_float, default=DEFAULT_C_PUCT, help="PUCT exploration")
+    parser.add_argument("--komi", type=float, help="komi until a `komi` command (default: the board's)")
+    parser.add_argument("--seed", type=Cli.seed, default=0, help="seed of torch and numpy")
+    return parser.parse_args(argv)
+
+
+def go_name(text: str) -> int:
+    """argparse type of ``--game``: ``goN`` with N from 5 to 19 -> N."""
+    digits = text.lower().removeprefix("go")
+    if not text.lower().startswith("go") or not Cli.is_ascii_digits(digits) or not 5 <= int(digits) <= 19:
+        raise argparse.ArgumentTypeError(f"must be go5 ... go19, got {text!r}")
+    return int(digits)
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    if args.komi is not None and not np.isfinite(args.komi):
+        return Cli.fail(f"--komi must be a finite number, got {args.komi}.")
+    import torch  # after the flags: --help and a bad flag answer at once
+
+    from Go_Net import load_go_model
+
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(1)  # one search at a time: batch-1 forwards are fastest on one thread
+    default = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pretrained", f"go{args.game}_policy_value.pt")
+    try:
+        model = load_go_model(find_checkpoint(args.checkpoint or default, f"go{args.game}_policy_value.pt"), args.game)
+    except CheckpointError as error:
+        return Cli.fail(error)
+    engine = Engine(model, args.sims, args.c_puct, args.komi)
+    engine.agent.rng = np.random.default_rng(args.seed)
+    serve(engine, sys.stdin, sys.stdout)
+    return 0
+
+
+if __name__ == "__main__":
+    Cli.run_script(main)

@@ -1,0 +1,134 @@
+"""Arena: random against random (results add up, colours alternate, SGF files), a fake GTP opponent that
+crashes or plays illegal moves (those games not played, with the reason; the match goes on), Wilson
+intervals, and the network-free rollout evaluator."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+import pytest
+
+from Arena import (
+    GTPPlayer,
+    RandomPlayer,
+    RolloutEvaluator,
+    RolloutPlayer,
+    SearchPlayer,
+    agent_player,
+    run_match,
+    sgf_text,
+    wilson_interval,
+)
+from Go_Board import BLACK, WHITE, board_from_text
+from Go_Game import GO_GAMES, go_game
+from Go_Net import GoNet
+from GTP_Client import GNUGO_PATH, gnugo_command
+
+pytestmark = pytest.mark.usefixtures("torch_one_thread")
+GO5 = GO_GAMES["go5"]
+FAKE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fake_gtp.py")
+
+
+def test_wilson_interval_known_values():
+    low, high = wilson_interval(8, 10)
+    assert low == pytest.approx(0.4902, abs=1e-4) and high == pytest.approx(0.9433, abs=1e-4)
+    assert wilson_interval(0, 0) == (0.0, 1.0) and wilson_interval(5, 5)[1] == 1.0
+
+
+def test_random_against_random_adds_up_and_writes_sgf(tmp_path):
+    sgf = pytest.importorskip("sgfmill.sgf")
+    result = run_match(
+        GO5,
+        RandomPlayer(np.random.default_rng(1), "r1"),
+        RandomPlayer(np.random.default_rng(2), "r2"),
+        6,
+        sgf_dir=str(tmp_path),
+    )
+    assert result.agent_colours == [BLACK, WHITE] * 3
+    summary = result.summary()
+    assert summary["played"] == 6 and summary["wins"] + summary["losses"] + summary["draws"] == 6
+    low, high = summary["ci95"]
+    assert low <= summary["win_rate"] <= high
+    assert result.summary(BLACK)["games"] == result.summary(WHITE)["games"] == 3
+    for index, record in enumerate(result.records):
+        parsed = sgf.Sgf_game.from_bytes((tmp_path / f"game_{index + 1:04d}.sgf").read_bytes())
+        assert parsed.get_size() == 5 and parsed.get_komi() == 24.5
+        moves = [node.get_move() for node in parsed.get_main_sequence()[1:]]
+        assert len(moves) == len(record.moves)
+        assert parsed.get_root().get("RE") == record.result_text()
+        margin = record.score * (1 if record.winner == BLACK else -1)
+        assert record.winner != 0 and margin > 0
+
+
+@pytest.mark.parametrize("fail, reason", [("crash", "crash"), ("illegal", "illegal"), ("hang", "timeout")])
+def test_a_failing_gtp_opponent_voids_games_and_the_match_goes_on(fail, reason):
+    command = [sys.executable, FAKE, "--fail", fail]
+    result = run_match(GO5, RandomPlayer(np.random.default_rng(0)), GTPPlayer(command, "fake", timeout=2.0), 3)
+    summary = result.summary()
+    # With the agent White (game 2) the fake moves first and fails at once; as Black it fails on its reply.
+    assert summary["games"] == 3 and summary["played"] == 0
+    assert all(why.startswith(f"fake: {reason}") for why in summary["not_played"])
+    assert "Void" in sgf_text(GO5, result.records[0]) and "not played: fake" in sgf_text(GO5, result.records[0])
+
+
+def test_a_passing_gtp_opponent_plays_full_games():
+    """The fake opponent passes at every move (it answers `play` with `=`): whole games are played."""
+    result = run_match(
+        GO5, RandomPlayer(np.random.default_rng(0)), GTPPlayer([sys.executable, FAKE], "fake"), 2, "black"
+    )
+    assert result.summary()["played"] == 2 and all(r.not_played is None for r in result.records)
+
+
+def test_rollout_values_read_a_decided_board_for_the_player_to_move():
+    board = board_from_text(["XXXXX", "X.X.X", "XXXXX", "X.X.X", "XXXXX"])  # Black owns the whole board
+    evaluate = RolloutEvaluator(GO5, np.random.default_rng(0))
+    rows = GO5.eval_input(GO5.new_states(np.stack([board, board])))
+    rows[1, -1] = WHITE
+    priors, values = evaluate(rows)
+    np.testing.assert_array_equal(values, [1.0, -1.0])
+    assert priors.shape == (2, 26) and np.allclose(priors.sum(axis=1), 1.0)
+
+
+def test_rollout_player_fits_its_simulations_to_the_time_per_move():
+    player = RolloutPlayer(np.random.default_rng(0), simulations=3, seconds=0.01)
+    player.new_game(GO5, BLACK)
+    state = GO5.initial_state(1)
+    assert GO5.legal_mask(state)[0, player.genmove(state)]
+    per_simulation = player.per_simulation
+    assert per_simulation > 0
+    player.genmove(state)
+    assert player.search.num_simulations == max(2, int(0.01 / per_simulation))
+
+
+def test_an_agent_refuses_a_game_whose_planes_its_network_cannot_read():
+    agent = agent_player(GoNet(5, in_planes=5, filters=8, blocks=1).eval(), 4)
+    with pytest.raises(ValueError, match="reads 2 positions, the game gives 8"):
+        agent.new_game(GO5, BLACK)
+    agent.new_game(go_game(5, history=2), WHITE)
+    state = go_game(5, history=2).initial_state(1)
+    assert 0 <= agent.genmove(state) <= 25 and -1.0 <= agent.last_value <= 1.0
+
+
+@pytest.mark.skipif(not os.access(GNUGO_PATH, os.X_OK), reason="GNU Go is not installed")
+def test_gnugo_beats_random_and_agrees_with_the_rules(tmp_path):
+    """GNU Go level 0 over GTP as both colours: every game is played (no move of either side refused)."""
+    gnugo = GTPPlayer(gnugo_command(0), "gnugo")
+    result = run_match(GO_GAMES["go7"], RandomPlayer(np.random.default_rng(3)), gnugo, 2, sgf_dir=str(tmp_path))
+    summary = result.summary()
+    assert summary["played"] == 2 and summary["wins"] == 0 and len(list(tmp_path.iterdir())) == 2
+
+
+def test_sampled_opening_moves_vary_with_the_seed():
+    def uniform(inputs):
+        return np.full((len(inputs), 26), 1 / 26, np.float32), np.zeros(len(inputs), np.float32)
+
+    firsts = set()
+    for seed in range(6):
+        player = SearchPlayer("s", 30, 1.0, evaluator=uniform, sample_moves=1, rng=np.random.default_rng(seed))
+        player.new_game(GO5, BLACK)
+        firsts.add(player.genmove(GO5.initial_state(1)))
+    greedy = SearchPlayer("g", 30, 1.0, evaluator=uniform)
+    greedy.new_game(GO5, BLACK)
+    assert len(firsts) > 1 and greedy.genmove(GO5.initial_state(1)) == greedy.genmove(GO5.initial_state(1))

@@ -1,0 +1,95 @@
+"""Go_Training: root noise only at the root, self-play games with +-1 outcome targets, the replay buffer's
+window, symmetric batches, and a training iteration that lowers nothing to NaN."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from Go_Training import (
+    GoRecipe,
+    NoisyRootMCTS,
+    ReplayBuffer,
+    dirichlet_over,
+    make_optimizer,
+    sample_batch,
+    self_play,
+    train_iteration,
+)
+from MCTS_Core import MCTS
+
+pytestmark = pytest.mark.usefixtures("torch_one_thread")
+TINY = GoRecipe(max_moves=12, history=2, filters=8, blocks=1, simulations=6, games=3, train_steps=3, batch_size=8)
+
+
+def fixed_evaluator(inputs):
+    n = len(inputs)
+    return np.full((n, 26), 1 / 26, np.float32), np.zeros(n, np.float32)
+
+
+def test_dirichlet_noise_covers_only_legal_moves():
+    legal = np.array([[True, False, True, True], [False, False, False, True]])
+    noise = dirichlet_over(legal, 0.3, np.random.default_rng(0))
+    np.testing.assert_allclose(noise.sum(axis=1), 1.0)
+    assert (noise[~legal] == 0).all() and noise[1, 3] == 1.0
+
+
+def test_noise_goes_into_the_roots_priors_only():
+    game = TINY.game()
+    state = game.initial_state(2)
+    kwargs = dict(num_simulations=20, evaluator=fixed_evaluator, game=game, c_puct=0.3)
+    noisy = NoisyRootMCTS(None, rng=np.random.default_rng(0), alpha=0.3, fraction=0.25, **kwargs).search(state)
+    plain = MCTS(None, **kwargs).search(state)
+    roots = noisy.tree_base
+    assert not np.allclose(noisy.stats[roots, 2], plain.stats[roots, 2])
+    np.testing.assert_allclose(noisy.stats[roots, 2].sum(axis=1), plain.stats[roots, 2].sum(axis=1))
+    inner = np.setdiff1d(np.flatnonzero(noisy.expanded[:-1]), roots)
+    rows = noisy.stats[inner, 2]
+    assert len(inner) and (rows[np.isfinite(rows)] == 0.3 * np.float64(np.float32(1 / 26))).all()
+
+
+def test_self_play_games_end_with_outcome_targets_from_the_player_to_move():
+    torch.manual_seed(0)
+    results = self_play(TINY.network(), TINY, np.random.default_rng(0))
+    assert results.solved.all() and (results.lengths <= 12).all()
+    for actions, targets, final in zip(results.actions, results.state_values("outcome"), results.final_values):
+        assert final in (-1.0, 1.0)  # komi 24.5: no draws
+        np.testing.assert_array_equal(np.abs(targets), 1.0)
+        np.testing.assert_array_equal(targets[:-1], -targets[1:])  # the player to move alternates
+        assert targets[-1] == -final  # the last mover's outcome is the opposite of the final state's mover's
+
+
+def test_buffer_keeps_the_last_fraction_of_games():
+    torch.manual_seed(0)
+    buffer = ReplayBuffer(fraction=0.5, min_games=2)
+    for _ in range(3):
+        buffer.add(self_play(TINY.network(), TINY, np.random.default_rng(1), games=2))
+    assert buffer.games_added == 6 and len(buffer.games) == 3
+    rows, pis, zs = buffer.arrays()
+    assert len(rows) == len(pis) == len(zs) == len(buffer)
+
+
+def test_augmented_batches_keep_policies_and_values():
+    torch.manual_seed(0)
+    buffer = ReplayBuffer(1.0, 1)
+    buffer.add(self_play(TINY.network(), TINY, np.random.default_rng(2)))
+    game, data = TINY.game(), buffer.arrays()
+    plain = sample_batch(game, data, 16, np.random.default_rng(5), augment=False)
+    turned = sample_batch(game, data, 16, np.random.default_rng(5), augment=True)
+    assert turned[0].shape == (16, 5, 5, 5) and torch.equal(plain[2], turned[2])
+    torch.testing.assert_close(turned[1].sum(dim=1), torch.ones(16))
+    torch.testing.assert_close(turned[1][:, 25], plain[1][:, 25])  # the pass stays put
+    assert torch.equal(turned[0].sum(dim=(2, 3)), plain[0].sum(dim=(2, 3)))  # stones moved, not changed
+    assert not torch.equal(turned[0], plain[0])
+
+
+def test_a_training_iteration_reports_its_metrics():
+    torch.manual_seed(0)
+    recipe = GoRecipe(**{**TINY.__dict__, "lr_milestones": (2,), "augment": True})
+    model = recipe.network()
+    optimizer, scheduler = make_optimizer(model, recipe)
+    metrics = train_iteration(model, optimizer, scheduler, ReplayBuffer(0.125, 3), recipe, np.random.default_rng(0))
+    assert metrics["games"] == 3 and metrics["buffer_samples"] == metrics["samples"] > 0
+    assert np.isfinite([metrics["loss"], metrics["policy_loss"], metrics["value_loss"]]).all()
+    assert 0.0 <= metrics["black_wins"] <= 1.0 and optimizer.param_groups[0]["lr"] == pytest.approx(1e-3)
