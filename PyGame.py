@@ -32,11 +32,8 @@ module opens no window and loads nothing.
 from __future__ import annotations
 
 import argparse
-import io
-import math
 import os
 import time
-from dataclasses import dataclass
 from typing import Protocol
 
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # keep stdout clean for --quit-when-done
@@ -49,11 +46,27 @@ import Cli
 from Cli import DeviceError, add_checkpoint_flag, add_device_flag, fail, resolve_device
 from Cube_View import CubeView
 from Gui_Solve import DEFAULT_MAX_STEPS, DEFAULT_SIMS, OptimalOracle, SolveWorker
-from Gui_Theme import ACCENT, BG, DIM, ERROR, OK, PANEL, STICKER_COLORS, TEXT, WARN, draw_text, fit_text
+from Gui_Theme import (
+    ACCENT,
+    BG,
+    DIM,
+    ERROR,
+    OK,
+    PANEL,
+    STICKER_COLORS,
+    TEXT,
+    WARN,
+    Button,
+    draw_button,
+    draw_spinner,
+    draw_text,
+    fit_text,
+    save_png,
+)
 from Policy_Value_Net import CheckpointError, find_and_load_model
-from Puzzles import Puzzle, add_puzzle_flag, get_puzzle
+from Puzzles import Puzzle, add_puzzle_flag, get_puzzle, puzzle_name
 from Rubik2x2Env import ACTION_FACE, MOVE_NAMES, format_moves, parse_moves
-from Run_IO import OutputError, atomic_write, check_writable
+from Run_IO import OutputError, check_writable
 from Solvers import (
     NETWORK_SOLVERS,
     SolverOptions,
@@ -85,15 +98,6 @@ class BoardView(Protocol):
 
     def hit(self, pos) -> int | None:
         """The action a click at ``pos`` plays, or None."""
-
-
-# --------------------------------------------------------------------------- widgets
-@dataclass
-class Button:
-    name: str  # identifier used by the logic and the tests ("U", "U'", "Solve", "sims+", ...)
-    label: str
-    rect: pygame.Rect
-    color: tuple[int, int, int] | None = None  # face colour strip of a move button
 
 
 # --------------------------------------------------------------------------- the application
@@ -471,12 +475,7 @@ class App:
 
     def save_screenshot(self, path: str) -> None:
         """A PNG of the window at ``path``; raises OutputError (one sentence) if it cannot be written."""
-        image = io.BytesIO()  # pygame writes a broken BMP into a real file object; a buffer is right
-        try:  # the format follows the name's suffix, as when pygame writes the path itself
-            pygame.image.save(self.screen, image, os.path.basename(path))
-            atomic_write(path, lambda f: f.write(image.getvalue()))
-        except pygame.error as exc:  # a suffix pygame cannot write, ...
-            raise OutputError(f"cannot write the screenshot '{path}' ({exc}).") from None
+        save_png(self.screen, path)
 
     def close(self) -> None:
         for worker in self._all_workers:
@@ -500,21 +499,6 @@ def draw_header(surface: pygame.Surface, app: App) -> None:
     draw_text(surface, app.fonts["small"], fit_text(app.fonts["small"], line, WIDTH - 80), (40, 52), color)
 
 
-def _draw_button(surface, app: App, button: Button, font, pressed: bool = False) -> None:
-    enabled = app.button_enabled(button.name)
-    hover = enabled and button.rect.collidepoint(pygame.mouse.get_pos())
-    fill = (62, 68, 82) if enabled else (44, 47, 56)
-    if hover:
-        fill = (80, 88, 106)
-    if pressed:
-        fill = (110, 96, 40)
-    pygame.draw.rect(surface, fill, button.rect, border_radius=6)
-    if button.color is not None:  # move buttons: a strip in the colour of the turned face
-        strip = pygame.Rect(button.rect.x, button.rect.bottom - 6, button.rect.w, 6)
-        pygame.draw.rect(surface, button.color, strip, border_bottom_left_radius=6, border_bottom_right_radius=6)
-    draw_text(surface, font, button.label, button.rect.center, TEXT if enabled else (100, 104, 114), anchor="center")
-
-
 def draw_controls(surface: pygame.Surface, app: App) -> None:
     small = app.fonts["small"]
     draw_text(surface, small, "Moves (keys U R F L B D, Shift = inverse)", (MOVE_BTN[0], MOVE_BTN[1] - 20), DIM)
@@ -522,7 +506,7 @@ def draw_controls(surface: pygame.Surface, app: App) -> None:
     playing = app.playing()
     for button in app.buttons.values():
         is_playing = playing is not None and button.name == MOVE_NAMES[playing]
-        _draw_button(surface, app, button, app.fonts["big"], pressed=is_playing)
+        draw_button(surface, button, app.fonts["big"], app.button_enabled(button.name), pressed=is_playing)
     # Scramble box: the cursor shows when it has the keyboard.
     pygame.draw.rect(surface, (18, 20, 26), app.box_rect, border_radius=6)
     pygame.draw.rect(surface, ACCENT if app.box_focused else (90, 96, 110), app.box_rect, width=2, border_radius=6)
@@ -544,17 +528,6 @@ def draw_controls(surface: pygame.Surface, app: App) -> None:
         DIM,
         anchor="midleft",
     )
-
-
-def draw_spinner(surface: pygame.Surface, centre: tuple[int, int], t: float) -> None:
-    # Eight dots, the bright one going round: visible proof that the UI thread is alive.
-    lead = int(t * 10) % 8
-    for i in range(8):
-        angle = i * math.pi / 4
-        pos = (centre[0] + 10 * math.cos(angle), centre[1] + 10 * math.sin(angle))
-        age = (lead - i) % 8
-        level = max(60, 255 - age * 30)
-        pygame.draw.circle(surface, (level, level, int(level * 0.6)), pos, 3)
 
 
 def draw_status(surface: pygame.Surface, app: App) -> None:
@@ -644,6 +617,14 @@ def parse_args(argv=None) -> argparse.Namespace:
         "--scramble 6 --solve --screenshot docs/gui.png --quit-when-done",
     )
     add_puzzle_flag(p)
+    p.add_argument(
+        "--game",
+        type=puzzle_name,
+        default=None,
+        metavar="2x2|3x3|goN",
+        help="the cube (as --puzzle), or a Go board go5 ... go19: a person plays the Go agent "
+        "(python PyGame.py --game go5 --help)",
+    )
     add_checkpoint_flag(p)
     add_device_flag(p)
     p.add_argument(
@@ -689,6 +670,8 @@ def parse_args(argv=None) -> argparse.Namespace:
         "--quit-when-done", action="store_true", help="exit after that and print one line: solved=True/False, ..."
     )
     args = p.parse_args(argv)
+    if args.game is not None:
+        args.puzzle = args.game
     if args.max_steps is None:
         args.max_steps = get_puzzle(args.puzzle).default_max_moves  # the 2x2's: DEFAULT_MAX_STEPS
     resolve_solver(args)  # no --solver: the puzzle's default solver and budgets
@@ -711,7 +694,19 @@ def parse_args(argv=None) -> argparse.Namespace:
     return args
 
 
+def go_requested(argv) -> bool:
+    """``--game goN`` is among the arguments: the Go window (``Go_Gui``) takes them all."""
+    peek = argparse.ArgumentParser(add_help=False)
+    peek.add_argument("--game", default="")
+    known, _ = peek.parse_known_args(argv)
+    return known.game.lower().startswith("go")
+
+
 def main(argv=None) -> int:
+    if go_requested(argv):
+        from Go_Gui import main as go_main  # only for Go: the cube window never loads it
+
+        return go_main(argv)
     args = parse_args(argv)
     try:
         resolve_device(args.device)  # a device this machine lacks is a usage error, as in every script
