@@ -14,7 +14,7 @@ Undo, Resign and New game stop its search at once.
 
 The agent is PUCT over the Go network (``Go_Net``: ``--checkpoint``, else ``go{N}_policy_value.pt`` in ./
 or pretrained/); without one it is a pure rollout MCTS (uniform priors, random playouts) and the window
-says so. ``--moves`` plays a game record from the empty board (Black first, both colours) before the window
+says so. ``--moves`` plays a game record from the empty board (Black first, both colours) as the window
 opens; then the agent moves if it is its turn. An illegal or malformed move, a bad flag or a bad
 ``--checkpoint``: one sentence on stderr and exit status 2. ``--quit-when-done`` (implied by a scripted run
 without a display) exits once the agent has moved, printing one line: the moves, the result, the captures.
