@@ -274,8 +274,9 @@ def info_lines(app: GoApp) -> list[tuple[str, tuple]]:
     """The side panel's text: whose move, captures, the agent's last search, the result."""
     match = app.match
     taken = match.captures()
+    turn = f"Move {len(match.moves) + 1}: {COLOUR_NAMES[match.to_play]} to play"
     lines = [
-        (f"Move {len(match.moves) + 1}: {COLOUR_NAMES[match.to_play]} to play", TEXT),
+        (f"Game over after {len(match.moves)} moves" if match.over else turn, TEXT),
         (f"Captured: by Black {taken[BLACK]}, by White {taken[WHITE]}", TEXT),
     ]
     search = match.last_search

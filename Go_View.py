@@ -29,7 +29,8 @@ WHITE_STONE = (238, 238, 232)
 STONE_EDGE = (60, 60, 60)
 #: Territory squares: darker and lighter than the wood, so a shaded empty point never looks like a stone.
 TERRITORY = {BLACK: (70, 56, 36), WHITE: (246, 236, 210)}
-MARGIN = 0.75  # the outer lines' distance from the board's edge, in line spacings (room for the coordinates)
+MARGIN = 1.0  # the outer lines' distance from the board's edge, in line spacings (room for the coordinates)
+LABEL_GAP = 0.72  # the coordinates' distance from the outer lines, in line spacings (clear of the stones)
 TERRITORY_SIDE = 0.42  # a territory square's side, in line spacings
 
 
@@ -93,7 +94,7 @@ class GoView:
             pygame.draw.line(surface, LINE, (x, first[1]), (x, last[1]), 2)
             pygame.draw.line(surface, LINE, (first[0], y), (last[0], y), 2)
             if font is not None:
-                gap = self.spacing * MARGIN / 2
+                gap = self.spacing * LABEL_GAP
                 draw_text(surface, font, COLUMNS[i], (x, first[1] - gap), LINE, anchor="center")
                 draw_text(surface, font, COLUMNS[i], (x, last[1] + gap), LINE, anchor="center")
                 draw_text(surface, font, str(n - i), (first[0] - gap, y), LINE, anchor="center")
