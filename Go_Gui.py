@@ -54,10 +54,10 @@ from Gui_Theme import (
     fit_text,
     save_png,
 )
+from Gui_Window import Window
 from Run_IO import CheckpointError, OutputError, check_writable, find_checkpoint
 
 WIDTH, HEIGHT = 960, 680  # the cube window's size
-FPS = 30
 DEFAULT_SIMS = 200
 KOMI_STEP = 1.0
 BOARD_RECT = pygame.Rect(30, 84, 560, 560)
@@ -79,7 +79,7 @@ def _button_rects() -> dict[str, tuple[str, pygame.Rect]]:
     }
 
 
-class GoApp:
+class GoApp(Window):
     """The Go window's state and logic (``step_frame`` = events, ``update``, ``draw``, flip, as ``PyGame.App``).
     ``model``: a ``Go_Net.GoNet`` (None: the rollout MCTS agent), ``model_text``: the header's line about it.
     ``buttons`` (name -> Button) and ``view`` are public so that tests can click."""
@@ -103,8 +103,6 @@ class GoApp:
         self.message = ("Your move." if human == BLACK else "The agent opens.", TEXT)
         self.elapsed = 0.0  # drives the spinner
         self.running = True
-        self._pressed: str | None = None  # the button under the last mouse-down
-        self._pressed_point: int | None = None  # the board point under it
 
     def _game(self, komi: float | None):
         return go_game(self.size, komi=komi, history=self.history)
@@ -121,7 +119,7 @@ class GoApp:
             return self.human_turn() or (name == "Resign" and self.match.thinking)
         return True
 
-    def place(self, action: int) -> None:
+    def apply_move(self, action: int) -> None:
         """The person plays ``action`` (a point or the pass) if it is their turn and legal."""
         if not self.human_turn():
             self.say(
@@ -169,7 +167,7 @@ class GoApp:
             self.say("Wait for your turn.", WARN)
             return
         actions = {
-            "Pass": lambda: self.place(self.size * self.size),
+            "Pass": lambda: self.apply_move(self.size * self.size),
             "Resign": self.resign,
             "Undo": self.undo,
             "New": self.new_game,
@@ -185,26 +183,10 @@ class GoApp:
         self._say_result()
 
     # -- events and time -------------------------------------------------------------------------
-    def button_at(self, pos) -> str | None:
-        return next((name for name, b in self.buttons.items() if b.rect.collidepoint(pos)), None)
-
-    def handle_event(self, event: pygame.event.Event) -> None:
-        if event.type == pygame.QUIT:
-            self.running = False
-        elif event.type == pygame.MOUSEBUTTONDOWN and event.button == 1:
-            self._pressed, self._pressed_point = self.button_at(event.pos), self.view.hit(event.pos)
-        elif event.type == pygame.MOUSEBUTTONUP and event.button == 1:
-            # A click is a press and release on the same button (or board point), as in any toolkit.
-            name = self.button_at(event.pos)
-            if name is not None and name == self._pressed:
-                self.activate(name)
-            elif name is None and self._pressed_point is not None and self.view.hit(event.pos) == self._pressed_point:
-                self.place(self._pressed_point)
-            self._pressed = self._pressed_point = None
-        elif event.type == pygame.KEYDOWN:
-            keys = {pygame.K_p: "Pass", pygame.K_u: "Undo", pygame.K_n: "New"}
-            if event.key in keys:
-                self.activate(keys[event.key])
+    def handle_key(self, event: pygame.event.Event) -> None:
+        keys = {pygame.K_p: "Pass", pygame.K_u: "Undo", pygame.K_n: "New"}
+        if event.key in keys:
+            self.activate(keys[event.key])
 
     def update(self, dt: float) -> None:
         self.elapsed += dt
@@ -215,16 +197,6 @@ class GoApp:
         elif len(self.match.moves) > before:
             self.say(f"The agent played {format_vertex(self.match.moves[-1], self.size)}. Your move.")
             self._say_result()
-
-    def step_frame(self, dt: float | None = None) -> None:
-        """One frame: events, update, draw, flip. ``dt`` None = real time at FPS."""
-        if dt is None:
-            dt = self.clock.tick(FPS) / 1000.0
-        for event in pygame.event.get():
-            self.handle_event(event)
-        self.update(dt)
-        self.draw(self.screen)
-        pygame.display.flip()
 
     def hover_point(self) -> int | None:
         """The legal point under the mouse on the person's turn (drawn as a ring), else None."""

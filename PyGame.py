@@ -22,11 +22,15 @@ length in quarter turns instead of the 2x2's optimal length.
 Layout of the code: the board is a *view* (``BoardView``: ``draw`` a state, ``hit`` a click),
 here ``Cube_View.CubeView`` (the net and the 3-D view and their geometry), so that another game's
 board can join; the searches off the UI thread are ``Gui_Solve``'s (``solve_with_mcts``, the
-original's function; ``SolveWorker``; ``OptimalOracle``); the palette and text helpers are
-``Gui_Theme``'s. This module holds ``App`` (state and logic: ``handle_event``, ``update``,
-``draw``, ``step_frame``), the ``draw_*`` functions of the controls, status and solution
-(rendering only, they never change state) and ``main`` (flags and the loop). Importing this
-module opens no window and loads nothing.
+original's function; ``SolveWorker``; ``OptimalOracle``); the palette, text and widget helpers
+are ``Gui_Theme``'s, the frame function and the clicks ``Gui_Window``'s. This module holds ``App``
+(state and logic: ``handle_key``, ``update``, ``draw``; ``step_frame`` from ``Gui_Window.Window``),
+the ``draw_*`` functions of the controls, status and solution (rendering only, they never change
+state) and ``main`` (flags and the loop). Importing this module opens no window and loads nothing.
+
+``--game go5`` (``go7``, ``go9`` ... ``go19``) opens the Go window instead, where a person plays the
+Go agent: ``Go_Gui`` (its flags: ``python PyGame.py --game go5 --help``), with the board
+``Go_View`` and the game ``Go_Play``.
 """
 
 from __future__ import annotations
@@ -63,6 +67,7 @@ from Gui_Theme import (
     fit_text,
     save_png,
 )
+from Gui_Window import Window
 from Policy_Value_Net import CheckpointError, find_and_load_model
 from Puzzles import Puzzle, add_puzzle_flag, get_puzzle, puzzle_name
 from Rubik2x2Env import ACTION_FACE, MOVE_NAMES, format_moves, parse_moves
@@ -78,7 +83,6 @@ from Solvers import (
 
 # --------------------------------------------------------------------------- constants
 WIDTH, HEIGHT = 960, 680
-FPS = 30
 MAX_SCRAMBLE = 50  # longer scrambles add nothing: every state is within 14 quarter turns (the 3x3: 26)
 SIM_LADDER = (10, 25, 50, 100, 200, 400, 800, 1600, 3200)  # what "-" and "+" step through
 DEFAULT_ANIM_MS = 400
@@ -101,7 +105,7 @@ class BoardView(Protocol):
 
 
 # --------------------------------------------------------------------------- the application
-class App:
+class App(Window):
     """All GUI state and logic. Rendering lives in the ``draw_*`` functions below.
 
     ``step_frame()`` = events -> ``handle_event``, ``update(dt)``, ``draw(surface)``, flip;
@@ -162,8 +166,6 @@ class App:
         self.box_focused = False
         self.message = ("", TEXT)
         self.elapsed = 0.0  # drives the spinner
-        self._pressed: str | None = None  # button under the last mouse-down
-        self._pressed_action: int | None = None  # the board view's action under it
 
         self.model = None
         self.device = None
@@ -355,31 +357,10 @@ class App:
             self.change_sims(+1)
 
     # -- events --------------------------------------------------------------------------
-    def button_at(self, pos) -> str | None:
-        for name, button in self.buttons.items():
-            if button.rect.collidepoint(pos):
-                return name
-        return None
+    def mouse_down(self, pos) -> None:
+        self.box_focused = self.box_rect.collidepoint(pos)
 
-    def handle_event(self, event: pygame.event.Event) -> None:
-        if event.type == pygame.QUIT:
-            self.running = False
-        elif event.type == pygame.MOUSEBUTTONDOWN and event.button == 1:
-            self.box_focused = self.box_rect.collidepoint(event.pos)
-            self._pressed = self.button_at(event.pos)
-            self._pressed_action = self.view.hit(event.pos)
-        elif event.type == pygame.MOUSEBUTTONUP and event.button == 1:
-            # A click is a press and release on the same button (or board point), as in any toolkit.
-            name = self.button_at(event.pos)
-            if name is not None and name == self._pressed:
-                self.activate(name)
-            elif name is None and self._pressed_action is not None and self.view.hit(event.pos) == self._pressed_action:
-                self.apply_move(self._pressed_action)
-            self._pressed = self._pressed_action = None
-        elif event.type == pygame.KEYDOWN:
-            self._handle_key(event)
-
-    def _handle_key(self, event: pygame.event.Event) -> None:
+    def handle_key(self, event: pygame.event.Event) -> None:
         key, char = event.key, getattr(event, "unicode", "")
         if key == pygame.K_ESCAPE:
             if self.busy:
@@ -455,16 +436,6 @@ class App:
             )
 
     # -- frame ---------------------------------------------------------------------------
-    def step_frame(self, dt: float | None = None) -> None:
-        """One frame: events, update, draw, flip. ``dt`` None = real time at FPS."""
-        if dt is None:
-            dt = self.clock.tick(FPS) / 1000.0
-        for event in pygame.event.get():
-            self.handle_event(event)
-        self.update(dt)
-        self.draw(self.screen)
-        pygame.display.flip()
-
     def draw(self, surface: pygame.Surface) -> None:
         surface.fill(BG)
         draw_header(surface, self)
