@@ -328,11 +328,11 @@ def load_model(args):
 
     name = f"go{args.game}_policy_value.pt"
     try:
-        path = find_checkpoint(args.checkpoint, name) if args.checkpoint else find_checkpoint(None, name)
+        path = find_checkpoint(args.checkpoint, name)
     except CheckpointError:
         if args.checkpoint:
             raise
-        return None, f"No Go model ({name} not found): the agent is a pure rollout MCTS (uniform priors)."
+        return None, f"No Go model ({name} not found): the agent is a pure rollout MCTS (uniform priors, random playouts)."
     model = load_go_model(path, args.game, resolve_device(args.device))
     return model, f"Model: {path}  |  {args.sims} simulations a move"
 
