@@ -332,7 +332,8 @@ def load_model(args):
     except CheckpointError:
         if args.checkpoint:
             raise
-        return None, f"No Go model ({name} not found): the agent is a pure rollout MCTS (uniform priors, random playouts)."
+        rollout = "the agent is a pure rollout MCTS (uniform priors, random playouts)"
+        return None, f"No Go model ({name} not found): {rollout}."
     model = load_go_model(path, args.game, resolve_device(args.device))
     return model, f"Model: {path}  |  {args.sims} simulations a move"
 
