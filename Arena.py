@@ -97,6 +97,7 @@ class SearchPlayer:
         self.search: MCTS | None = None
         self.rng = np.random.default_rng(0) if rng is None else rng
         self.last_value = 0.0  # the chosen move's mean return for the player (the agent's own estimate)
+        self.last_visits: np.ndarray | None = None  # (A,) the last search's root visit counts
 
     def new_game(self, game: GoGame, colour: int) -> None:
         history = getattr(self.model, "history", game.rules.history)
@@ -113,6 +114,7 @@ class SearchPlayer:
         mode = "sample" if state["move_count"][0] < self.sample_moves else "greedy"
         action = int(pick_actions_batch(stats[None, N_ROW], mode, 1.0, self.rng, mask)[0])
         self.last_value = float(stats[W_ROW, action] / max(stats[N_ROW, action], 1.0))
+        self.last_visits = stats[N_ROW].copy()
         if self.resign_below is not None and self.last_value < self.resign_below:
             return None
         return action

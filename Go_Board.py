@@ -343,8 +343,9 @@ class GoBoard:
             new["past"] = np.concatenate([board[:, None], state["past"][:, :-1]], axis=1)
         return new
 
-    def area(self, board: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(B,) int Black's and White's area: stones plus empty regions that reach only that colour."""
+    def ownership(self, board: np.ndarray) -> np.ndarray:
+        """(B, N*N) int8: each point's owner under area scoring: BLACK or WHITE for a stone and for an empty
+        point whose region reaches only that colour, EMPTY for an empty point reaching both or neither."""
         batch, nn = board.shape
         labels = self.components(board)
         colours = self._padded(board)[:, self._nbr]
@@ -356,9 +357,15 @@ class GoBoard:
             reach = np.bincount((labels + offsets)[touching], minlength=batch * nn).reshape(batch, nn) > 0
             counts.append(reach[np.arange(batch)[:, None], labels] & empty)
         black_region, white_region = counts
-        black = (board == BLACK).sum(axis=1) + (black_region & ~white_region).sum(axis=1)
-        white = (board == WHITE).sum(axis=1) + (white_region & ~black_region).sum(axis=1)
-        return black, white
+        owner = np.array(board, dtype=np.int8)
+        owner[black_region & ~white_region] = BLACK
+        owner[white_region & ~black_region] = WHITE
+        return owner
+
+    def area(self, board: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(B,) int Black's and White's area: stones plus empty regions that reach only that colour."""
+        owner = self.ownership(board)
+        return (owner == BLACK).sum(axis=1), (owner == WHITE).sum(axis=1)
 
     def score(self, state) -> np.ndarray:
         """(B,) float64: Black's area minus White's area minus komi (positive: Black is ahead)."""

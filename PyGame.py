@@ -22,21 +22,22 @@ length in quarter turns instead of the 2x2's optimal length.
 Layout of the code: the board is a *view* (``BoardView``: ``draw`` a state, ``hit`` a click),
 here ``Cube_View.CubeView`` (the net and the 3-D view and their geometry), so that another game's
 board can join; the searches off the UI thread are ``Gui_Solve``'s (``solve_with_mcts``, the
-original's function; ``SolveWorker``; ``OptimalOracle``); the palette and text helpers are
-``Gui_Theme``'s. This module holds ``App`` (state and logic: ``handle_event``, ``update``,
-``draw``, ``step_frame``), the ``draw_*`` functions of the controls, status and solution
-(rendering only, they never change state) and ``main`` (flags and the loop). Importing this
-module opens no window and loads nothing.
+original's function; ``SolveWorker``; ``OptimalOracle``); the palette, text and widget helpers
+are ``Gui_Theme``'s, the frame function and the clicks ``Gui_Window``'s. This module holds ``App``
+(state and logic: ``handle_key``, ``update``, ``draw``; ``step_frame`` from ``Gui_Window.Window``),
+the ``draw_*`` functions of the controls, status and solution (rendering only, they never change
+state) and ``main`` (flags and the loop). Importing this module opens no window and loads nothing.
+
+``--game go5`` (``go7``, ``go9`` ... ``go19``) opens the Go window instead, where a person plays the
+Go agent: ``Go_Gui`` (its flags: ``python PyGame.py --game go5 --help``), with the board
+``Go_View`` and the game ``Go_Play``.
 """
 
 from __future__ import annotations
 
 import argparse
-import io
-import math
 import os
 import time
-from dataclasses import dataclass
 from typing import Protocol
 
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # keep stdout clean for --quit-when-done
@@ -49,11 +50,28 @@ import Cli
 from Cli import DeviceError, add_checkpoint_flag, add_device_flag, fail, resolve_device
 from Cube_View import CubeView
 from Gui_Solve import DEFAULT_MAX_STEPS, DEFAULT_SIMS, OptimalOracle, SolveWorker
-from Gui_Theme import ACCENT, BG, DIM, ERROR, OK, PANEL, STICKER_COLORS, TEXT, WARN, draw_text, fit_text
+from Gui_Theme import (
+    ACCENT,
+    BG,
+    DIM,
+    ERROR,
+    OK,
+    PANEL,
+    STICKER_COLORS,
+    TEXT,
+    WARN,
+    Button,
+    draw_button,
+    draw_spinner,
+    draw_text,
+    fit_text,
+    save_png,
+)
+from Gui_Window import Window
 from Policy_Value_Net import CheckpointError, find_and_load_model
-from Puzzles import Puzzle, add_puzzle_flag, get_puzzle
+from Puzzles import Puzzle, add_puzzle_flag, get_puzzle, puzzle_name
 from Rubik2x2Env import ACTION_FACE, MOVE_NAMES, format_moves, parse_moves
-from Run_IO import OutputError, atomic_write, check_writable
+from Run_IO import OutputError, check_writable
 from Solvers import (
     NETWORK_SOLVERS,
     SolverOptions,
@@ -65,7 +83,6 @@ from Solvers import (
 
 # --------------------------------------------------------------------------- constants
 WIDTH, HEIGHT = 960, 680
-FPS = 30
 MAX_SCRAMBLE = 50  # longer scrambles add nothing: every state is within 14 quarter turns (the 3x3: 26)
 SIM_LADDER = (10, 25, 50, 100, 200, 400, 800, 1600, 3200)  # what "-" and "+" step through
 DEFAULT_ANIM_MS = 400
@@ -87,17 +104,8 @@ class BoardView(Protocol):
         """The action a click at ``pos`` plays, or None."""
 
 
-# --------------------------------------------------------------------------- widgets
-@dataclass
-class Button:
-    name: str  # identifier used by the logic and the tests ("U", "U'", "Solve", "sims+", ...)
-    label: str
-    rect: pygame.Rect
-    color: tuple[int, int, int] | None = None  # face colour strip of a move button
-
-
 # --------------------------------------------------------------------------- the application
-class App:
+class App(Window):
     """All GUI state and logic. Rendering lives in the ``draw_*`` functions below.
 
     ``step_frame()`` = events -> ``handle_event``, ``update(dt)``, ``draw(surface)``, flip;
@@ -158,8 +166,6 @@ class App:
         self.box_focused = False
         self.message = ("", TEXT)
         self.elapsed = 0.0  # drives the spinner
-        self._pressed: str | None = None  # button under the last mouse-down
-        self._pressed_action: int | None = None  # the board view's action under it
 
         self.model = None
         self.device = None
@@ -351,31 +357,10 @@ class App:
             self.change_sims(+1)
 
     # -- events --------------------------------------------------------------------------
-    def button_at(self, pos) -> str | None:
-        for name, button in self.buttons.items():
-            if button.rect.collidepoint(pos):
-                return name
-        return None
+    def mouse_down(self, pos) -> None:
+        self.box_focused = self.box_rect.collidepoint(pos)
 
-    def handle_event(self, event: pygame.event.Event) -> None:
-        if event.type == pygame.QUIT:
-            self.running = False
-        elif event.type == pygame.MOUSEBUTTONDOWN and event.button == 1:
-            self.box_focused = self.box_rect.collidepoint(event.pos)
-            self._pressed = self.button_at(event.pos)
-            self._pressed_action = self.view.hit(event.pos)
-        elif event.type == pygame.MOUSEBUTTONUP and event.button == 1:
-            # A click is a press and release on the same button (or board point), as in any toolkit.
-            name = self.button_at(event.pos)
-            if name is not None and name == self._pressed:
-                self.activate(name)
-            elif name is None and self._pressed_action is not None and self.view.hit(event.pos) == self._pressed_action:
-                self.apply_move(self._pressed_action)
-            self._pressed = self._pressed_action = None
-        elif event.type == pygame.KEYDOWN:
-            self._handle_key(event)
-
-    def _handle_key(self, event: pygame.event.Event) -> None:
+    def handle_key(self, event: pygame.event.Event) -> None:
         key, char = event.key, getattr(event, "unicode", "")
         if key == pygame.K_ESCAPE:
             if self.busy:
@@ -451,16 +436,6 @@ class App:
             )
 
     # -- frame ---------------------------------------------------------------------------
-    def step_frame(self, dt: float | None = None) -> None:
-        """One frame: events, update, draw, flip. ``dt`` None = real time at FPS."""
-        if dt is None:
-            dt = self.clock.tick(FPS) / 1000.0
-        for event in pygame.event.get():
-            self.handle_event(event)
-        self.update(dt)
-        self.draw(self.screen)
-        pygame.display.flip()
-
     def draw(self, surface: pygame.Surface) -> None:
         surface.fill(BG)
         draw_header(surface, self)
@@ -471,12 +446,7 @@ class App:
 
     def save_screenshot(self, path: str) -> None:
         """A PNG of the window at ``path``; raises OutputError (one sentence) if it cannot be written."""
-        image = io.BytesIO()  # pygame writes a broken BMP into a real file object; a buffer is right
-        try:  # the format follows the name's suffix, as when pygame writes the path itself
-            pygame.image.save(self.screen, image, os.path.basename(path))
-            atomic_write(path, lambda f: f.write(image.getvalue()))
-        except pygame.error as exc:  # a suffix pygame cannot write, ...
-            raise OutputError(f"cannot write the screenshot '{path}' ({exc}).") from None
+        save_png(self.screen, path)
 
     def close(self) -> None:
         for worker in self._all_workers:
@@ -500,21 +470,6 @@ def draw_header(surface: pygame.Surface, app: App) -> None:
     draw_text(surface, app.fonts["small"], fit_text(app.fonts["small"], line, WIDTH - 80), (40, 52), color)
 
 
-def _draw_button(surface, app: App, button: Button, font, pressed: bool = False) -> None:
-    enabled = app.button_enabled(button.name)
-    hover = enabled and button.rect.collidepoint(pygame.mouse.get_pos())
-    fill = (62, 68, 82) if enabled else (44, 47, 56)
-    if hover:
-        fill = (80, 88, 106)
-    if pressed:
-        fill = (110, 96, 40)
-    pygame.draw.rect(surface, fill, button.rect, border_radius=6)
-    if button.color is not None:  # move buttons: a strip in the colour of the turned face
-        strip = pygame.Rect(button.rect.x, button.rect.bottom - 6, button.rect.w, 6)
-        pygame.draw.rect(surface, button.color, strip, border_bottom_left_radius=6, border_bottom_right_radius=6)
-    draw_text(surface, font, button.label, button.rect.center, TEXT if enabled else (100, 104, 114), anchor="center")
-
-
 def draw_controls(surface: pygame.Surface, app: App) -> None:
     small = app.fonts["small"]
     draw_text(surface, small, "Moves (keys U R F L B D, Shift = inverse)", (MOVE_BTN[0], MOVE_BTN[1] - 20), DIM)
@@ -522,7 +477,7 @@ def draw_controls(surface: pygame.Surface, app: App) -> None:
     playing = app.playing()
     for button in app.buttons.values():
         is_playing = playing is not None and button.name == MOVE_NAMES[playing]
-        _draw_button(surface, app, button, app.fonts["big"], pressed=is_playing)
+        draw_button(surface, button, app.fonts["big"], app.button_enabled(button.name), pressed=is_playing)
     # Scramble box: the cursor shows when it has the keyboard.
     pygame.draw.rect(surface, (18, 20, 26), app.box_rect, border_radius=6)
     pygame.draw.rect(surface, ACCENT if app.box_focused else (90, 96, 110), app.box_rect, width=2, border_radius=6)
@@ -544,17 +499,6 @@ def draw_controls(surface: pygame.Surface, app: App) -> None:
         DIM,
         anchor="midleft",
     )
-
-
-def draw_spinner(surface: pygame.Surface, centre: tuple[int, int], t: float) -> None:
-    # Eight dots, the bright one going round: visible proof that the UI thread is alive.
-    lead = int(t * 10) % 8
-    for i in range(8):
-        angle = i * math.pi / 4
-        pos = (centre[0] + 10 * math.cos(angle), centre[1] + 10 * math.sin(angle))
-        age = (lead - i) % 8
-        level = max(60, 255 - age * 30)
-        pygame.draw.circle(surface, (level, level, int(level * 0.6)), pos, 3)
 
 
 def draw_status(surface: pygame.Surface, app: App) -> None:
@@ -644,6 +588,14 @@ def parse_args(argv=None) -> argparse.Namespace:
         "--scramble 6 --solve --screenshot docs/gui.png --quit-when-done",
     )
     add_puzzle_flag(p)
+    p.add_argument(
+        "--game",
+        type=puzzle_name,
+        default=None,
+        metavar="2x2|3x3|goN",
+        help="the cube (as --puzzle), or a Go board go5 ... go19: a person plays the Go agent "
+        "(python PyGame.py --game go5 --help)",
+    )
     add_checkpoint_flag(p)
     add_device_flag(p)
     p.add_argument(
@@ -689,6 +641,8 @@ def parse_args(argv=None) -> argparse.Namespace:
         "--quit-when-done", action="store_true", help="exit after that and print one line: solved=True/False, ..."
     )
     args = p.parse_args(argv)
+    if args.game is not None:
+        args.puzzle = args.game
     if args.max_steps is None:
         args.max_steps = get_puzzle(args.puzzle).default_max_moves  # the 2x2's: DEFAULT_MAX_STEPS
     resolve_solver(args)  # no --solver: the puzzle's default solver and budgets
@@ -711,7 +665,19 @@ def parse_args(argv=None) -> argparse.Namespace:
     return args
 
 
+def go_requested(argv) -> bool:
+    """``--game goN`` is among the arguments: the Go window (``Go_Gui``) takes them all."""
+    peek = argparse.ArgumentParser(add_help=False)
+    peek.add_argument("--game", default="")
+    known, _ = peek.parse_known_args(argv)
+    return known.game.lower().startswith("go")
+
+
 def main(argv=None) -> int:
+    if go_requested(argv):
+        from Go_Gui import main as go_main  # only for Go: the cube window never loads it
+
+        return go_main(argv)
     args = parse_args(argv)
     try:
         resolve_device(args.device)  # a device this machine lacks is a usage error, as in every script

@@ -1,0 +1,276 @@
+"""The Go window (``python PyGame.py --game go5``) headless, with SDL's dummy video driver: clicks and keys
+are posted as pygame events and the app's own frame function runs them; what the window shows is checked
+by the colours of pixels at the board's points (``Go_View.GoView.point_center``).
+
+The agent is replaced by stubs where a test needs it to be predictable or slow (``agent_factory``): one
+that always passes, one that thinks until it is cancelled. The real agents (the rollout MCTS without a
+model, the network with a throwaway ``GoNet`` checkpoint) play in the scripted runs.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+os.environ["SDL_VIDEODRIVER"] = "dummy"  # before pygame is imported: no real window
+os.environ["SDL_AUDIODRIVER"] = "dummy"
+os.environ["PYGAME_HIDE_SUPPORT_PROMPT"] = "1"
+
+import numpy as np
+import pygame
+import pytest
+import torch
+
+import Go_Gui
+import Go_View
+import Gui_Theme
+import PyGame
+from Go_Board import BLACK, WHITE, parse_vertex
+from Go_Net import GoNet
+from Go_Play import Cancelled
+from Policy_Value_Net import save_checkpoint
+
+REPO = Path(__file__).resolve().parents[1]
+VIEW = Go_View.GoView(Go_Gui.BOARD_RECT, 5)  # the geometry of the window's 5x5 board
+PASS = 25
+
+
+def point(vertex: str) -> int:
+    return parse_vertex(vertex, 5)
+
+
+class PassingPlayer:
+    """An agent that always passes (value 0.25, all visits on the pass)."""
+
+    last_value = 0.25
+    last_visits = np.eye(PASS + 1)[PASS]
+
+    def new_game(self, game, colour):
+        pass
+
+    def genmove(self, state):
+        return PASS
+
+
+class StuckPlayer(PassingPlayer):
+    """An agent that thinks until its search is cancelled (``cancel``: the worker's event)."""
+
+    def __init__(self, cancel: threading.Event):
+        self.cancel = cancel
+
+    def genmove(self, state):
+        if not self.cancel.wait(timeout=30.0):
+            raise AssertionError("the search was never cancelled")
+        raise Cancelled
+
+
+@pytest.fixture
+def make_app():
+    apps = []
+
+    def make(agent=PassingPlayer, **kwargs):
+        app = Go_Gui.GoApp(5, None, "test", 8, **kwargs)
+        app.match.agent_factory = lambda game, cancel: agent(cancel) if agent is StuckPlayer else agent()
+        apps.append(app)
+        app.step_frame(0.0)
+        return app
+
+    yield make
+    for app in apps:
+        app.close()
+
+
+def click_at(app: Go_Gui.GoApp, pos) -> None:
+    pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=pos, button=1))
+    pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONUP, pos=pos, button=1))
+    app.step_frame(0.02)
+
+
+def click(app: Go_Gui.GoApp, name: str) -> None:
+    click_at(app, app.buttons[name].rect.center)
+
+
+def pixel(surface: pygame.Surface, vertex: str) -> tuple[int, int, int]:
+    return tuple(surface.get_at(VIEW.point_center(point(vertex))))[:3]
+
+
+def run_until(app: Go_Gui.GoApp, condition, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out waiting for the GUI"
+        app.step_frame(0.05)
+        time.sleep(0.005)  # let the worker thread have the GIL
+
+
+def count_pixels(surface: pygame.Surface, rect: pygame.Rect, color) -> int:
+    arr = pygame.surfarray.pixels3d(surface.subsurface(rect))
+    count = int(np.all(arr == np.array(color, dtype=arr.dtype), axis=-1).sum())
+    del arr  # release the surface lock
+    return count
+
+
+def run_gui(*args: str, cwd=REPO) -> subprocess.CompletedProcess:
+    env = {**os.environ, "SDL_VIDEODRIVER": "dummy", "OMP_NUM_THREADS": "1"}
+    command = [sys.executable, str(REPO / "PyGame.py"), "--game", "go5", *args]
+    return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+
+
+# --------------------------------------------------------------------------- geometry
+def test_every_point_and_only_points_take_a_click():
+    for action in range(PASS):
+        x, y = VIEW.point_center(action)
+        quarter = VIEW.spacing / 4
+        for dx, dy in ((0, 0), (quarter, -quarter), (-quarter, quarter)):
+            assert VIEW.hit((x + dx, y + dy)) == action
+    corner = VIEW.point_center(point("A5"))
+    assert VIEW.hit((corner[0] - VIEW.spacing * 0.6, corner[1])) is None  # off the board's edge
+    assert VIEW.hit((Go_Gui.PANEL_X + 20, 300)) is None
+    assert VIEW.point_center(point("A1"))[1] > VIEW.point_center(point("A5"))[1]  # row 1 at the bottom
+    assert VIEW.point_center(point("E1"))[0] > VIEW.point_center(point("A1"))[0]
+
+
+# --------------------------------------------------------------------------- playing in the window
+def test_a_click_places_a_stone_where_clicked_and_the_agent_replies(make_app):
+    app = make_app()
+    assert pixel(app.screen, "C3") != Go_View.BLACK_STONE
+    click_at(app, VIEW.point_center(point("C3")))
+    assert app.match.moves[0] == point("C3")
+    run_until(app, lambda: not app.match.thinking)
+    assert app.match.moves == [point("C3"), PASS] and app.match.to_play == BLACK
+    assert pixel(app.screen, "C3") == Go_View.BLACK_STONE
+    assert pixel(app.screen, "B2") != Go_View.BLACK_STONE
+    assert app.match.last_search.top == [(PASS, 1.0)]  # the agent's top moves by visit share
+
+
+def test_an_illegal_click_is_refused_with_a_message(make_app):
+    app = make_app()
+    click_at(app, VIEW.point_center(point("C3")))
+    run_until(app, lambda: not app.match.thinking)
+    click_at(app, VIEW.point_center(point("C3")))
+    assert app.match.moves == [point("C3"), PASS]
+    assert "taken" in app.message[0] and app.message[1] == Gui_Theme.WARN
+
+
+def test_undo_takes_back_the_move_and_the_agents_reply(make_app):
+    app = make_app()
+    click(app, "Undo")
+    assert "Nothing" in app.message[0]
+    for vertex in ("C3", "B2"):
+        click_at(app, VIEW.point_center(point(vertex)))
+        run_until(app, lambda: not app.match.thinking)
+    click(app, "Undo")
+    assert app.match.moves == [point("C3"), PASS] and app.match.to_play == BLACK
+    assert pixel(app.screen, "B2") != Go_View.BLACK_STONE and pixel(app.screen, "C3") == Go_View.BLACK_STONE
+    press_key(app, pygame.K_u)
+    assert app.match.moves == [] and pixel(app.screen, "C3") != Go_View.BLACK_STONE
+
+
+def press_key(app: Go_Gui.GoApp, key: int) -> None:
+    pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=key, mod=0, unicode="", scancode=0))
+    app.step_frame(0.02)
+
+
+def test_pass_pass_ends_the_game_with_the_score_and_the_territory(make_app):
+    app = make_app()
+    click_at(app, VIEW.point_center(point("C3")))
+    run_until(app, lambda: not app.match.thinking)  # the agent passes
+    assert app.match.result is None and pixel(app.screen, "A1") != Go_View.TERRITORY[BLACK]
+    click(app, "Pass")
+    assert app.match.result.text() == "B+0.5"  # 25 points of Black's area - 24.5
+    assert "B+0.5" in app.message[0] and "You win" in app.message[0]
+    assert pixel(app.screen, "A1") == Go_View.TERRITORY[BLACK] and pixel(app.screen, "E5") == Go_View.TERRITORY[BLACK]
+    assert pixel(app.screen, "C3") == Go_View.BLACK_STONE
+    info = pygame.Rect(Go_Gui.PANEL_X, 350, Go_Gui.PANEL_W, 200)
+    assert count_pixels(app.screen, info, Gui_Theme.ACCENT) > 0  # "Result: B+0.5" in the panel
+    assert not app.button_enabled("Pass")
+    click(app, "Undo")  # back before the last pass: the game goes on
+    assert app.match.result is None and pixel(app.screen, "A1") != Go_View.TERRITORY[BLACK]
+
+
+def test_resign_and_new_game_with_another_colour_and_komi(make_app):
+    app = make_app()
+    click(app, "komi+")  # no move yet: the game restarts with it at once
+    assert app.match.game.komi == 25.5
+    click_at(app, VIEW.point_center(point("C3")))
+    click(app, "White")  # a move is on the board: for the next game
+    assert app.match.human == BLACK and app.choice["colour"] == WHITE
+    run_until(app, lambda: not app.match.thinking)
+    click(app, "Resign")
+    assert app.match.result.text() == "W+R" and "agent wins" in app.message[0]
+    click(app, "New")
+    assert app.match.human == WHITE and app.match.game.komi == 25.5
+    run_until(app, lambda: app.match.moves)  # the agent opens as Black
+    assert app.match.moves == [PASS] and app.match.to_play == WHITE
+
+
+def test_the_window_stays_responsive_while_the_agent_thinks(make_app):
+    app = make_app(agent=StuckPlayer)
+    click_at(app, VIEW.point_center(point("C3")))
+    worker = app.match.worker
+    assert worker is not None and worker.is_alive()
+    for _ in range(5):  # frames go on while the search runs
+        start = time.monotonic()
+        app.step_frame(0.05)
+        assert time.monotonic() - start < 1.0
+    status = pygame.Rect(Go_Gui.PANEL_X - 10, 560, Go_Gui.PANEL_W + 10, 30)
+    assert count_pixels(app.screen, status, Gui_Theme.ACCENT) > 0  # "The agent is thinking..."
+    click(app, "Undo")  # cancels the search and takes back C3
+    assert not app.match.thinking and app.match.moves == []
+    worker.join(timeout=5.0)
+    assert not worker.is_alive() and worker.result is None
+
+
+# --------------------------------------------------------------------------- scripted runs and flags
+def test_scripted_game_to_the_end_shows_stones_score_and_territory(tmp_path):
+    shot = tmp_path / "go.png"
+    record = "B1 D1 B2 D2 B3 D3 B4 D4 B5 D5 pass pass"  # Black owns column A, White column E, C is neutral
+    out = run_gui("--moves", record, "--screenshot", str(shot), "--quit-when-done")
+    assert out.returncode == 0, out.stderr
+    line = out.stdout.strip()  # the agent (the rollout MCTS, or a shipped network) never moved
+    assert line.startswith(f'moves="{record}" result=W+24.5 captured_by_black=0 captured_by_white=0 agent=')
+    assert line.endswith("agent_value=n/a")
+    image = pygame.image.load(str(shot))
+    assert image.get_size() == (Go_Gui.WIDTH, Go_Gui.HEIGHT)
+    assert pixel(image, "B3") == Go_View.BLACK_STONE and pixel(image, "D3") == Go_View.WHITE_STONE
+    assert pixel(image, "A3") == Go_View.TERRITORY[BLACK] and pixel(image, "E3") == Go_View.TERRITORY[WHITE]
+    assert pixel(image, "C3") not in Go_View.TERRITORY.values()  # reaches both colours: nobody's
+
+
+def test_scripted_agent_move_with_a_network(tmp_path):
+    torch.manual_seed(0)
+    model = tmp_path / "go5.pt"
+    save_checkpoint(GoNet(5, filters=8, blocks=1), str(model))
+    shot = tmp_path / "go.png"
+    out = run_gui("--checkpoint", str(model), "--sims", "8", "--moves", "C3", "--screenshot", str(shot),
+                  "--quit-when-done")  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    line = out.stdout.strip()
+    assert line.startswith('moves="C3 ') and "agent=network" in line and "agent_value=n/a" not in line
+    assert pixel(pygame.image.load(str(shot)), "C3") == Go_View.BLACK_STONE
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["--moves", "C3 Z9"], "Z9"),
+        (["--moves", "C3 C3"], "move 2"),
+        (["--komi", "nan"], "komi"),
+        (["--checkpoint", "missing.pt"], "missing.pt"),
+        (["--colour", "red"], "colour"),
+    ],
+)
+def test_bad_input_is_one_sentence_and_status_2(args, words, tmp_path):
+    out = run_gui(*args, cwd=tmp_path)
+    assert out.returncode == 2 and out.stdout == ""
+    assert len(out.stderr.strip().splitlines()) == 1 and words in out.stderr
+
+
+def test_cube_flags_take_the_game_flag_too():
+    assert PyGame.parse_args(["--game", "3x3"]).puzzle == "3x3"
+    assert PyGame.parse_args([]).puzzle == "2x2"
+    assert PyGame.go_requested(["--game", "go7"]) and not PyGame.go_requested(["--game", "2x2"])
+    assert Go_Gui.parse_args(["--game", "go7", "--moves", "a1 pass"]).moves == [42, 49]
