@@ -3,7 +3,8 @@
 A state batch is ``{"board": (B, 9) int8 (+1 X, -1 O, 0 empty), "player": (B,) int8 (+1 or -1,
 the player to move)}``. An evaluator sees the board from the mover's side (``board * player``:
 +1 own, -1 the opponent's), which is all the rules need. ``minimax_values`` solves the game
-exhaustively for the perfect-play tests; ``random_openings`` gives self-play its varied starts. Importing this module registers it as "tictactoe".
+exhaustively for the perfect-play tests; ``random_openings`` gives self-play its varied starts.
+Importing this module registers it as "tictactoe".
 """
 
 from __future__ import annotations
