@@ -6,6 +6,7 @@ search alone and by an agent trained through the engine's self-play, training an
 from __future__ import annotations
 
 import ast
+import copy
 
 import numpy as np
 import pytest
@@ -193,8 +194,7 @@ def trained_agent(tmp_path_factory):
     About 15 s on one core."""
     torch.manual_seed(0)
     model = PolicyValueNet(18, 9, hidden_sizes=(128, 128)).eval()
-    untrained = PolicyValueNet(18, 9, hidden_sizes=(128, 128)).eval()
-    untrained.load_state_dict(model.state_dict())
+    untrained = copy.deepcopy(model)
     rng, window = np.random.default_rng(0), []
     for round_ in range(25):
         run = play_gumbel_episodes(model, random_openings(rng, 128), 32, 9, rng, gumbel_scale=1.0, game=TICTACTOE)
