@@ -42,6 +42,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from Games import GAMES
 from Puzzles import PUZZLES, VALUE_PER_MOVE, get_puzzle
 from Rubik2x2Env import (
     NUM_ACTIONS,
@@ -378,12 +379,13 @@ def model_from_state(
 
 def state_dims(state: dict) -> tuple[int, int]:
     """``(obs_dim, act_dim)`` of the network a state_dict holds, read from its layer shapes when
-    they are a known puzzle's; else the 2x2's 144 and 12, so that ``model_from_state`` reports
-    the shapes that do not fit (a network of another size is a damaged file, not a new puzzle)."""
+    they are a registered game's (``Games.GAMES``: the puzzles, and games such as the tests'
+    tic-tac-toe); else the 2x2's 144 and 12, so that ``model_from_state`` reports the shapes that
+    do not fit (a network of another size is a damaged file, not a new game)."""
     first, policy = state.get(FIRST_LAYER), state.get(POLICY_LAYER)
     obs_dim = first.shape[1] if isinstance(first, torch.Tensor) and first.dim() == 2 else OBS_DIM_2X2
     act_dim = policy.shape[0] if isinstance(policy, torch.Tensor) and policy.dim() == 2 else NUM_ACTIONS
-    if (obs_dim, act_dim) not in {(p.obs_dim, p.num_actions) for p in PUZZLES.values()}:
+    if (obs_dim, act_dim) not in {(int(np.prod(g.obs_shape)), g.num_actions) for g in GAMES.values()}:
         return OBS_DIM_2X2, NUM_ACTIONS
     return int(obs_dim), int(act_dim)
 

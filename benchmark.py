@@ -87,8 +87,8 @@ def parse_checkpoints(text: str) -> dict[str, str]:
     return out
 
 
-def parse_args(argv=None) -> argparse.Namespace:
-    solvers = bench_solvers()
+def build_parser(solvers: dict) -> argparse.ArgumentParser:
+    """The command line's flags in their ``--help`` groups (``solvers``: ``bench_solvers()``)."""
     d = SolverOptions()
     p = Cli.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
     g = p.add_argument_group("models")
@@ -144,6 +144,13 @@ def parse_args(argv=None) -> argparse.Namespace:
         default=os.path.join("docs", "benchmark"),
         help="where models, logs and reports go",
     )
+    return p
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    """The parsed flags with their comma lists split and checked (a bad one: ``p.error``, exit 2)."""
+    solvers = bench_solvers()
+    p = build_parser(solvers)
     args = p.parse_args(argv)
     args.trainers = [t.strip() for t in args.trainers.split(",") if t.strip()]
     args.solvers = [s.strip() for s in args.solvers.split(",") if s.strip()]
@@ -387,17 +394,7 @@ def main(argv=None) -> int:
         return fail(exc)
     out_dir = args.out_dir
     os.makedirs(out_dir, exist_ok=True)
-    models: dict[str, dict] = {}
-    if args.checkpoints:
-        for name, path in args.checkpoints.items():
-            models[name] = {"path": path, "command": None, "train_seconds": None, "iterations": "n/a"}
-    else:
-        for trainer in args.trainers:
-            models[trainer] = train(trainer, args, out_dir, args.device)
-    for name, m in models.items():
-        m["has_value"] = name not in args.policy_only
-        m["value_scale"] = VALUE_SCALES.get(name, "1 - 0.03 d (assumed)" if m["has_value"] else "none (policy only)")
-
+    models = gather_models(args, out_dir)
     loaded = {}
     for name, m in models.items():
         if m["path"] is None:
@@ -419,10 +416,37 @@ def main(argv=None) -> int:
     )
     print(f"[positions] drawing {args.positions_per_distance} per distance + {args.uniform} uniform", flush=True)
     positions = draw_positions(args.seed, args.positions_per_distance, args.uniform)
+    with torch.no_grad():
+        results = solve_all(args.solvers, models, loaded, positions, options, device)
+    report = {"settings": run_settings(args, device, argv), "models": models, "results": results}
+    paths = write_reports(report, out_dir)
+    print("Wrote " + ", ".join(paths), flush=True)
+    return 0
+
+
+def gather_models(args, out_dir: str) -> dict[str, dict]:
+    """The models to benchmark by name: ``--checkpoints``, or one trained per ``--trainers``
+    entry (``train``); each with ``has_value`` and its ``value_scale``."""
+    models: dict[str, dict] = {}
+    if args.checkpoints:
+        for name, path in args.checkpoints.items():
+            models[name] = {"path": path, "command": None, "train_seconds": None, "iterations": "n/a"}
+    else:
+        for trainer in args.trainers:
+            models[trainer] = train(trainer, args, out_dir, args.device)
+    for name, m in models.items():
+        m["has_value"] = name not in args.policy_only
+        m["value_scale"] = VALUE_SCALES.get(name, "1 - 0.03 d (assumed)" if m["has_value"] else "none (policy only)")
+    return models
+
+
+def solve_all(solver_names, models: dict, loaded: dict, positions, options, device) -> list[dict]:
+    """One result row per solver and model it runs with (one row for a solver that needs no
+    model), printing each as it ends; a row that cannot run says why in ``skipped``."""
     solvers = bench_solvers()
     results = []
     start = time.perf_counter()
-    for solver in args.solvers:
+    for solver in solver_names:
         needs = solvers[solver][2]
         targets = {"none": None} if needs == "none" else models
         for name in targets:
@@ -434,8 +458,7 @@ def main(argv=None) -> int:
                 row["skipped"] = "needs a value; this model has none"
             else:
                 t0 = time.perf_counter()
-                with torch.no_grad():
-                    row.update(run_solver(solver, model, positions, options, device))
+                row.update(run_solver(solver, model, positions, options, device))
                 t = row["total"]
                 print(
                     f"[solve] {solver:11s} x {name:10s}: {t['solve_rate']:6.1%} solved, moves/optimal "
@@ -446,7 +469,12 @@ def main(argv=None) -> int:
             if row["skipped"]:
                 print(f"[solve] {solver:11s} x {name:10s}: n/a ({row['skipped']})", flush=True)
             results.append(row)
-    settings = {
+    return results
+
+
+def run_settings(args, device, argv) -> dict:
+    """The report's record of the run: seed, positions, device, budget, solver options, command."""
+    return {
         "seed": args.seed,
         "positions_per_distance": args.positions_per_distance,
         "uniform": args.uniform,
@@ -463,10 +491,6 @@ def main(argv=None) -> int:
         },
         "command": shlex.join([sys.executable, *sys.argv]) if argv is None else shlex.join(["benchmark.py", *argv]),
     }
-    report = {"settings": settings, "models": models, "results": results}
-    paths = write_reports(report, out_dir)
-    print("Wrote " + ", ".join(paths), flush=True)
-    return 0
 
 
 if __name__ == "__main__":

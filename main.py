@@ -47,7 +47,6 @@ from Lookahead_Targets import greedy_policy_solve_rate, lookahead_targets, scram
 from Plot_Scatter import MetricsLogger
 from Policy_Value_Net import CheckpointError, PolicyValueNet
 from Puzzles import get_puzzle
-from Rubik2x2Env import batch_onehot
 from Run_IO import OutputError
 from Run_State import (
     Interrupted,
@@ -196,7 +195,8 @@ def lookahead_step(args: argparse.Namespace, run: Run, device: torch.device, wor
         )
     solve_rate = greedy_solve_rate(args, run, device)
     rate = ("states/s", len(z) / (time.perf_counter() - t0))
-    return Targets((batch_onehot(cubes), pi, z), len(z), solve_rate, rate, f"lookahead {len(z)} states | greedy")
+    observations = get_puzzle(args.puzzle).encode(cubes)
+    return Targets((observations, pi, z), len(z), solve_rate, rate, f"lookahead {len(z)} states | greedy")
 
 
 def greedy_solve_rate(args: argparse.Namespace, run: Run, device: torch.device) -> float:

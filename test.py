@@ -109,8 +109,7 @@ def run_one_episode(
     _, info = env.reset(seed=seed, options=None if scramble is None else {"scramble": scramble})
     scramble_text = info["scramble"]
     exact = puzzle.reference == "optimal"
-    optimal = optimal_length(env.stickers) if exact else None
-    reference = None if exact else int(puzzle.reference_lengths(env.stickers)[0])
+    optimal, reference = _reference_lengths(puzzle, env.stickers)
 
     n_scramble = len(parse_moves(scramble_text))
     known = "" if optimal is None else f"   [optimal solution: {_moves(optimal)}]"
@@ -134,11 +133,7 @@ def run_one_episode(
         nodes = len(actions) * num_simulations
     else:
         opts = dataclasses.replace(options or SolverOptions(), sims=num_simulations, max_moves=max_steps, c_puct=c_puct)
-        [result] = solve_cubes(solver, env.stickers, model=model, options=opts, device=device, puzzle=puzzle)
-        nodes, seconds = result.nodes, result.seconds
-        for action in result.moves:
-            env.step(action)
-            show(action)
+        nodes, seconds = _play_solver(solver, model, env, opts, device, puzzle, show)
     solved = puzzle.model.is_solved(env.cube)
     say("")
     say(_outcome_text(solved, actions, max_steps, optimal, puzzle.reference, reference))
@@ -186,6 +181,24 @@ def _play_mcts(model, env, num_simulations: int, max_steps: int, device, c_puct:
         if action is None:
             return seconds
         show(action)
+
+
+def _play_solver(solver: str, model, env, options: SolverOptions, device, puzzle: Puzzle, show) -> tuple[int, float]:
+    """Find the moves for ``env``'s cube with ``Solvers.solve_cubes`` and play them on ``env``,
+    calling ``show(action)`` after each: the states the solver generated and its seconds."""
+    [result] = solve_cubes(solver, env.stickers, model=model, options=options, device=device, puzzle=puzzle)
+    for action in result.moves:
+        env.step(action)
+        show(action)
+    return result.nodes, result.seconds
+
+
+def _reference_lengths(puzzle: Puzzle, stickers) -> tuple[int | None, int | None]:
+    """``(optimal, reference)`` lengths of ``stickers`` (one cube): the optimal length where the
+    puzzle's reference is ``"optimal"`` (the 2x2), else its reference solver's (the 3x3's kociemba)."""
+    if puzzle.reference == "optimal":
+        return optimal_length(stickers), None
+    return None, int(puzzle.reference_lengths(stickers)[0])
 
 
 # --------------------------------------------------------------------------- command line

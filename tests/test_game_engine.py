@@ -1,10 +1,12 @@
 """The engine on a two-player game: tic-tac-toe (tests/toy_games.py, discount -1) through the PUCT
 search (against the plain negamax reference, bit for bit), the Gumbel search, the lockstep
-self-play driver and a training step; and perfect play against an exhaustive minimax."""
+self-play driver and a training step; and perfect play against an exhaustive minimax, by the
+search alone and by an agent trained through the engine's self-play, training and checkpoints."""
 
 from __future__ import annotations
 
 import ast
+import copy
 
 import numpy as np
 import pytest
@@ -14,11 +16,11 @@ import Games
 from conftest import REPO
 from Gumbel_MCTS import GumbelMCTS, play_gumbel_episodes
 from MCTS_Core import MCTS, NetworkEvaluator
-from Policy_Value_Net import PolicyValueNet
+from Policy_Value_Net import PolicyValueNet, load_model, save_checkpoint
 from reference_mcts import ReferenceGameMCTS
 from Search_Tree import N_ROW, W_ROW
 from Self_Play import OUTCOME_TARGET, play_episodes
-from toy_games import TICTACTOE, minimax_action_values, minimax_value
+from toy_games import TICTACTOE, minimax_action_values, minimax_value, random_openings
 from Train_Network import train_on_targets
 
 pytestmark = pytest.mark.usefixtures("torch_one_thread")
@@ -163,6 +165,59 @@ def test_search_plays_perfectly():
     inputs = TICTACTOE.eval_input(states)
     for row, chosen in zip(inputs, visits.argmax(axis=1)):
         assert minimax_action_values(row)[chosen] == minimax_value(row), row.reshape(3, 3)
+
+
+def keeps_minimax_value(states: dict, chosen: np.ndarray) -> np.ndarray:
+    """``(B,)`` bool: each chosen move keeps the exact value of its position."""
+    inputs = TICTACTOE.eval_input(states)
+    return np.array([minimax_action_values(row)[a] == minimax_value(row) for row, a in zip(inputs, chosen)])
+
+
+def symmetric_dataset(run) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A Gumbel self-play run's ``(observations, policy targets, value targets)`` under all 8
+    board symmetries (the value of a position is the value of its images), each value the
+    search's best root move's Q: the 8-fold data and the searched values (not the outcome of
+    moves sampled under Gumbel noise) are what let 25 short rounds reach perfect play."""
+    inputs, policies = np.concatenate(run.states), np.concatenate(run.policies)
+    values = np.concatenate(run.state_values("search", search_value="best"))
+    pairs = TICTACTOE.symmetries(inputs, policies)
+    observations = np.concatenate([TICTACTOE.encode(boards) for boards, _ in pairs])
+    return observations, np.concatenate([moved for _, moved in pairs]), np.tile(values, len(pairs))
+
+
+@pytest.fixture(scope="module")
+def trained_agent(tmp_path_factory):
+    """``(untrained, trained)`` tic-tac-toe networks: 25 rounds of Gumbel self-play (128 games
+    from random openings, 32 simulations a move, through ``Self_Play``'s lockstep driver), each
+    followed by 2 epochs of ``train_on_selfplay_data`` on the last 3 rounds' data; the trained
+    one saved with ``save_checkpoint`` and read back with ``load_model`` (``weights_only=True``).
+    About 15 s on one core."""
+    torch.manual_seed(0)
+    model = PolicyValueNet(18, 9, hidden_sizes=(128, 128)).eval()
+    untrained = copy.deepcopy(model)
+    rng, window = np.random.default_rng(0), []
+    for round_ in range(25):
+        run = play_gumbel_episodes(model, random_openings(rng, 128), 32, 9, rng, gumbel_scale=1.0, game=TICTACTOE)
+        window = [*window[-2:], symmetric_dataset(run)]
+        data = tuple(np.concatenate(arrays) for arrays in zip(*window))
+        train_on_targets(model, data, batch_size=128, epochs=2, lr=3e-3, seed=round_)
+    path = tmp_path_factory.mktemp("tictactoe") / "agent.pt"
+    save_checkpoint(model, str(path))
+    return untrained, load_model(str(path))
+
+
+def test_trained_agent_plays_perfectly(trained_agent):
+    """The self-play-trained network with a 200-simulation PUCT search keeps the minimax value
+    in every position an agent playing perfectly as X or O can meet; the same search with the
+    network before training does not."""
+    untrained, trained = trained_agent
+    states = TICTACTOE.new_states(np.array(agent_positions()))
+
+    def chosen(model) -> np.ndarray:
+        return MCTS(model, num_simulations=200, game=TICTACTOE).run_batch(states).argmax(axis=1)
+
+    assert keeps_minimax_value(states, chosen(trained)).all()
+    assert not keeps_minimax_value(states, chosen(untrained)).all()
 
 
 def test_symmetries_map_positions_and_policies_together():

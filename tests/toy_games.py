@@ -3,7 +3,8 @@
 A state batch is ``{"board": (B, 9) int8 (+1 X, -1 O, 0 empty), "player": (B,) int8 (+1 or -1,
 the player to move)}``. An evaluator sees the board from the mover's side (``board * player``:
 +1 own, -1 the opponent's), which is all the rules need. ``minimax_values`` solves the game
-exhaustively for the perfect-play tests. Importing this module registers it as "tictactoe".
+exhaustively for the perfect-play tests; ``random_openings`` gives self-play its varied starts.
+Importing this module registers it as "tictactoe".
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from Games import register_game
+from Search_Tree import take_rows
 
 LINES = np.array([[0, 1, 2], [3, 4, 5], [6, 7, 8], [0, 3, 6], [1, 4, 7], [2, 5, 8], [0, 4, 8], [2, 4, 6]])
 #: The 8 symmetries of the board as cell permutations: ``new = old[perm]``.
@@ -111,3 +113,21 @@ def minimax_action_values(inputs: np.ndarray) -> np.ndarray:
         after = np.where(np.arange(9) == a, 1, inputs).astype(np.int8)
         out[a] = -minimax_value(-after)
     return out
+
+
+def random_openings(rng: np.random.Generator, n: int, max_moves: int = 6) -> dict[str, np.ndarray]:
+    """A state batch of ``n`` games, each opened by a uniform number (0 to ``max_moves``) of
+    uniformly random legal moves from the empty board; a game that ends sooner stays ended."""
+    state = TICTACTOE.new_states(np.zeros((n, 9), np.int8))
+    moves = rng.integers(0, max_moves + 1, n)
+    for ply in range(max_moves):
+        moving = np.flatnonzero((moves > ply) & ~TICTACTOE.is_terminal(state))
+        if len(moving) == 0:
+            break
+        playing = take_rows(state, moving)
+        # A uniform legal cell: the argmax of uniform draws over the empty cells.
+        actions = np.where(TICTACTOE.legal_mask(playing), rng.random((len(moving), 9)), -1.0).argmax(axis=1)
+        after = TICTACTOE.step(playing, actions)
+        for key, value in after.items():
+            state[key][moving] = value
+    return state
