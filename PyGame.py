@@ -624,6 +624,12 @@ def parse_args(argv=None) -> argparse.Namespace:
         help="do not load Optimal_Solver to show the optimal solution length (the 3x3: kociemba's length)",
     )
     add_solver_arguments(p)
+    add_scripted_flags(p)
+    return checked_args(p, p.parse_args(argv))
+
+
+def add_scripted_flags(p: argparse.ArgumentParser) -> None:
+    """The flags of scripted mode (documentation images, tests)."""
     g = p.add_argument_group("scripted mode (docs, tests; renders off screen with SDL_VIDEODRIVER=dummy)")
     g.add_argument(
         "--scramble", default=None, metavar="N|MOVES",
@@ -640,7 +646,10 @@ def parse_args(argv=None) -> argparse.Namespace:
     g.add_argument(
         "--quit-when-done", action="store_true", help="exit after that and print one line: solved=True/False, ..."
     )
-    args = p.parse_args(argv)
+
+
+def checked_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.Namespace:
+    """``args`` with the puzzle's defaults filled in and the flags checked together (``p.error``: exit 2)."""
     if args.game is not None:
         args.puzzle = args.game
     if args.max_steps is None:
