@@ -273,8 +273,8 @@ def train(args, recipe: GoRecipe, run: GoRun, logger: GoMetricsLogger, guard: In
     print(f"{done}: {run.iteration} iterations, {run.seconds / 60:.1f} minutes; model in {args.checkpoint}.")
 
 
-def main(argv=None, description: str | None = None) -> int:
-    args = Go_Args.parse_args(argv, description)
+def main(argv=None) -> int:
+    args = Go_Args.parse_args(argv, __doc__)
     recipe = Go_Args.recipe_of(args)
     run = None
     try:

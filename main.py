@@ -421,7 +421,7 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 def main(argv=None) -> int:
     if Go_Args.wants_go(argv):  # Go training: its own flags and loop (Go_Run.py)
-        return Go_Run.main(argv, description=__doc__)
+        return Go_Run.main(argv)
     args = parse_args(argv)
     progress = show_progress(args.progress)
     run = None
