@@ -84,6 +84,8 @@ def test_other_flags_a_cube_command_and_a_cube_checkpoint_are_refused(tiny_run, 
     assert "Go run's training state" in capsys.readouterr().err
     assert evaluate.main(["--game", "go5", "--checkpoint", "pretrained/rubik_policy_value.pt"]) == 2
     assert "cube network" in capsys.readouterr().err
+    assert evaluate.main(["--game", "go5", "--opponent", "gnugo", "--gnugo", str(tmp_path / "no_gnugo")]) == 2
+    assert "apt-get install gnugo" in capsys.readouterr().err
 
 
 def test_match_against_random_and_one_game_shown(tiny_run, tmp_path, capsys):
