@@ -26,7 +26,7 @@ import torch
 
 import Cli
 import Go_Args
-from Go_Net import GoNet
+from Go_Net import GoNet, load_go_model
 from Go_Training import GoRecipe, ReplayBuffer, make_optimizer, recipe_table, train_iteration
 from Plot_Scatter import MetricsLogger, save_figure
 from Policy_Value_Net import CheckpointError, save_checkpoint, unusable_tensor
@@ -193,20 +193,33 @@ def new_run(args: argparse.Namespace, recipe: GoRecipe) -> GoRun:
 
 
 def start_run(args: argparse.Namespace, recipe: GoRecipe) -> GoRun:
-    """The saved run to continue, else a new one (a checkpoint without a training state is not resumed:
-    its optimizer, buffer and schedule are gone)."""
+    """The saved run to continue, else a new one: from the checkpoint's weights when it has no training
+    state beside it (as the cube runs do), else from random weights."""
     path = state_path_for(args.checkpoint)
     if not args.fresh and os.path.isfile(path):
         run = load_state(path, args, recipe)
         print(f"Resuming from {path}: iteration {run.iteration + 1}, buffer {len(run.buffer.games)} games.")
         return run
     if not args.fresh and os.path.isfile(args.checkpoint):
-        raise RunError(
-            f"{args.checkpoint} exists without its training state {path}: give another --checkpoint, or --fresh "
-            "to train over it."
-        )
+        return run_from_weights(args, recipe)
     print(f"New Go {args.game} model ({'--fresh' if args.fresh else 'no checkpoint at ' + args.checkpoint}).")
     return new_run(args, recipe)
+
+
+def run_from_weights(args: argparse.Namespace, recipe: GoRecipe) -> GoRun:
+    """A new run (optimizer, buffer, schedule afresh) starting from the weights of ``--checkpoint``;
+    CheckpointError (one sentence) for a cube network, another board or another network shape."""
+    run = new_run(args, recipe)
+    model = load_go_model(args.checkpoint, recipe.size)
+    try:
+        run.model.load_state_dict(model.state_dict())
+    except RuntimeError:
+        raise CheckpointError(
+            f"checkpoint '{args.checkpoint}' holds a Go network of another shape than this recipe's "
+            "(--filters, --blocks, --history)."
+        ) from None
+    print(f"Loaded weights from {args.checkpoint} (no training state beside it: optimizer, buffer, schedule anew).")
+    return run
 
 
 # --------------------------------------------------------------------------- outputs and the loop

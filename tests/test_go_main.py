@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 
 import pytest
@@ -82,6 +83,9 @@ def test_other_flags_a_cube_command_and_a_cube_checkpoint_are_refused(tiny_run, 
     assert "is a Go network for 5x5" in capsys.readouterr().err
     assert main.main([*cube, "--num-iters", "1", "--skip-eval", "--checkpoint", str(tiny_run / "resumed.pt")]) == 2
     assert "Go run's training state" in capsys.readouterr().err
+    shutil.copy("pretrained/rubik_policy_value.pt", tmp_path / "cube.pt")
+    assert train(tmp_path, "cube", 1) == 2
+    assert "is a cube network" in capsys.readouterr().err
     assert evaluate.main(["--game", "go5", "--checkpoint", "pretrained/rubik_policy_value.pt"]) == 2
     assert "cube network" in capsys.readouterr().err
     assert evaluate.main(["--game", "go5", "--opponent", "gnugo", "--gnugo", str(tmp_path / "no_gnugo")]) == 2
