@@ -13,9 +13,11 @@ import pytest
 import torch
 
 import evaluate
+import Go_Args
 import Go_Run
 import main
 import test as show_script
+from Go_Training import GoRecipe
 from Run_State import state_path_for
 
 TINY = "--game go5 --games 2 --simulations 4 --train-steps 2 --batch-size 8 --filters 8 --blocks 1".split()
@@ -105,3 +107,11 @@ def test_match_against_random_and_one_game_shown(tiny_run, tmp_path, capsys):
     assert show_script.main(["--game", "go5", "--checkpoint", model, "--sims", "2", "--opponent", "random"]) == 0
     out = capsys.readouterr().out
     assert "A B C D E" in out and "Result: " in out
+
+
+def test_recipes_set_defaults_that_flags_override():
+    go5 = Go_Args.recipe_of(Go_Args.parse_args(["--game", "go5", "--recipe", "go5", "--games", "8"]))
+    assert (go5.games, go5.buffer_min_games, go5.augment, go5.size) == (8, 128, True, 5)
+    seed = Go_Args.parse_args(["--game", "go7", "--recipe", "minizero"])
+    assert Go_Args.recipe_of(seed) == GoRecipe(size=7) and seed.time_budget == 120
+    assert seed.checkpoint == "go7_policy_value.pt" and seed.log_dir == "training_logs_go7"
