@@ -164,8 +164,20 @@ def match_one(args: argparse.Namespace, path: str) -> dict:
             print("  " + summary_line(f"as {what}" if what != "all" else "overall", summary))
     for reason in rows["all"]["not_played"]:
         print(f"  not played: {reason}")
+    openings = opening_counts(result, game.size)
+    if openings:
+        print("  the agent's first moves as Black: " + ", ".join(f"{v} {n}" for v, n in openings.items()))
     print(f"  SGF files in {sgf_dir}/; agent {agent.mean_seconds or 0:.3f} s a move")
-    return {"checkpoint": path, "opponent": opponent.name, "komi": game.komi, **rows}
+    return {"checkpoint": path, "opponent": opponent.name, "komi": game.komi, "openings": openings, **rows}
+
+
+def opening_counts(result, size: int) -> dict[str, int]:
+    """How often the agent opened on each point as Black (most frequent first; the centre is 5x5's winning
+    move), over the games with a first move."""
+    firsts = [r.moves[0] for r, c in zip(result.records, result.agent_colours) if c == BLACK and r.moves]
+    actions, counts = np.unique(firsts, return_counts=True)
+    order = np.argsort(-counts, kind="stable")
+    return {format_vertex(int(actions[i]), size): int(counts[i]) for i in order}
 
 
 def checkpoint_label(path: str, index: int) -> str:

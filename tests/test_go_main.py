@@ -101,6 +101,7 @@ def test_match_against_random_and_one_game_shown(tiny_run, tmp_path, capsys):
     results = json.loads((tmp_path / "results.json").read_text())
     assert [r["all"]["games"] for r in results] == [4, 4]
     assert all(r["black"]["games"] == 2 for r in results)
+    assert all(sum(r["openings"].values()) == 2 for r in results)
     assert len(list((tmp_path / "sgf" / "resumed").glob("*.sgf"))) == 4
     assert (tmp_path / "win_rate.png").is_file()
     capsys.readouterr()
