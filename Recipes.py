@@ -95,10 +95,23 @@ RECIPES = {
 }
 
 
-def recipe_text(name: str) -> str:
-    """A recipe as the flags it sets, for --help."""
+#: Go presets (``main.py --game goN --recipe NAME``): ``Go_Training.GoRecipe`` fields and run flags, as
+#: argparse destinations (Go_Args.py); flags given on the command line override them.
+GO_RECIPES = {
+    # The seed's settings (SPEC section 10): GoRecipe's defaults.
+    "minizero": dict(time_budget=120.0),
+    # The best of the measured 12-minute runs (docs/go.md): 32 games an iteration in lockstep (3x the
+    # seed's games per hour), a buffer of at least 128 games, the 8 board symmetries as augmentation;
+    # the learning-rate drops moved from the 12-minute run's 2000/3000 steps to ~60% and ~85% of the
+    # ~30,000 steps two hours give at that speed on one thread.
+    "go5": dict(games=32, buffer_min_games=128, augment=True, lr_milestones=[18000, 26000], time_budget=120.0),
+}
+
+
+def recipe_text(name: str, recipes: dict = RECIPES) -> str:
+    """A recipe of ``recipes`` as the flags it sets, for --help."""
     flags = []
-    for key, value in RECIPES[name].items():
+    for key, value in recipes[name].items():
         flag = "--" + key.replace("_", "-")
         text = " ".join(map(str, value)) if isinstance(value, list) else value
         flags.append(flag if value is True else f"{flag} {text}")

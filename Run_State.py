@@ -30,6 +30,7 @@ from Plot_Scatter import METRIC_KEYS, MetricsLogger
 from Policy_Value_Net import (
     CheckpointError,
     PolicyValueNet,
+    go_size_of,
     load_state_dict,
     model_from_state,
     save_checkpoint,
@@ -354,6 +355,8 @@ def header_problem(state) -> str | None:
     """What makes ``state`` no readable training state of this version (a phrase), or None."""
     if not isinstance(state, dict):
         return f"is not a training state (it holds a {type(state).__name__})"
+    if "go_size" in state:
+        return "is a Go run's training state (main.py --game goN), not a cube's"
     if state.get("version") != STATE_VERSION:
         return "has an unknown format (not a training state of this version of main.py)"
     missing = [k for k in STATE_KEYS if k not in state]
@@ -632,6 +635,10 @@ def model_from_checked_state(state: dict, path: str, args: argparse.Namespace) -
     """``model_from_state``, with every failure a CheckpointError naming ``path``."""
     if not all(isinstance(k, str) for k in state):
         raise CheckpointError(f"checkpoint '{path}' is not a PolicyValueNet state_dict (keys that are not names).")
+    if (size := go_size_of(state)) is not None:
+        raise CheckpointError(
+            f"checkpoint '{path}' is a Go network for {size}x{size}, not a cube's (main.py --game go{size})."
+        )
     try:
         return model_from_state(state, path, **network_flags(args))
     except CheckpointError:

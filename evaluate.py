@@ -76,6 +76,8 @@ import numpy as np
 import torch
 
 import Cli
+import Go_Args
+import Go_Match
 import Workers
 from Cli import (
     C_PUCT,
@@ -565,6 +567,8 @@ def _check_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
 
 
 def main(argv=None) -> int:
+    if Go_Args.wants_go(argv):  # a Go board: its matches (Go_Match.py)
+        return Go_Match.match_main(argv)
     args = parse_args(argv)
     progress = show_progress(args.progress)
     start = time.perf_counter()

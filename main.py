@@ -22,6 +22,9 @@ options, are the 2x2's; asked for with the 3x3, ``main.py`` stops with one sente
 Stop at any time (Ctrl-C or SIGTERM): the last completed iteration is on disk and running
 the same command again continues from the next one (the run ends with ``interrupted`` on stderr,
 exit status 130). ``--fresh`` starts over.
+
+``--game go5`` (or ``go7``, ``go9``) trains Go instead (Go_Run.py, docs/go.md), e.g. ``--game go5 --recipe go5``:
+AlphaZero self-play against itself, crash-safe and resumable in the same way; ``--game go5 --help`` lists its flags.
 """
 
 from __future__ import annotations
@@ -38,6 +41,8 @@ import numpy as np
 import torch
 
 import Cli
+import Go_Args
+import Go_Run
 import Train_Args
 import Workers
 from Cli import DeviceError, fail, resolve_device, show_progress
@@ -415,6 +420,8 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 
 def main(argv=None) -> int:
+    if Go_Args.wants_go(argv):  # Go training: its own flags and loop (Go_Run.py)
+        return Go_Run.main(argv)
     args = parse_args(argv)
     progress = show_progress(args.progress)
     run = None

@@ -29,6 +29,8 @@ import time
 import torch
 
 import Cli
+import Go_Args
+import Go_Match
 from Cli import (
     C_PUCT,
     MAX_MOVES,
@@ -264,6 +266,8 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 
 def main(argv=None) -> int:
+    if Go_Args.wants_go(argv):  # a Go board: its matches (Go_Match.py)
+        return Go_Match.show_main(argv)
     args = parse_args(argv)
     # One search tree sends the network a handful of states at a time: a second thread only
     # adds synchronisation (and, beside another busy process, long waits).

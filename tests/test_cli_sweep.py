@@ -215,6 +215,18 @@ TABLE = {
         },
         [],
     ),
+    "gtp.py": (
+        "main",
+        {
+            "--game": ["go4", "go20", "x"],
+            "--sims": SIMS,
+            "--c-puct": FLOATS,
+            "--komi": ["inf", "nan", "x"],
+            "--seed": SEEDS,
+            "--checkpoint": PATHS + ["missing.pt"],
+        },
+        [],
+    ),
     "docs/compare_with_original.py": (
         "main",
         {"--original": PATHS, "--rebuild": PATHS, "--shipped": PATHS, "--out": PATHS},
@@ -279,6 +291,45 @@ def test_bad_flag_value_is_one_line_and_status_2(script, flag, value, capsys):
     func = getattr(_load(script), entry)
     try:
         status = func(argv)
+    except SystemExit as exc:
+        status = exc.code
+    _assert_one_line_usage_error(status, capsys.readouterr().err)
+
+
+# The Go modes of the scripts (``--game goN``: Go_Args.py, Go_Match.py): (script, flag, bad values).
+GO_FLAGS = [
+    ("main.py", "--num-iters", COUNTS),
+    ("main.py", "--time-budget", ["-1", "nan", "x", "100000"]),
+    ("main.py", "--games", ["0", "x"]),
+    ("main.py", "--simulations", ["0", "-1"]),
+    ("main.py", "--lr", FLOATS),
+    ("main.py", "--seed", SEEDS),
+    ("main.py", "--recipe", ["bogus"]),
+    ("main.py", "--checkpoint", PATHS),
+    ("main.py", "--game", ["go4", "2x2"]),
+    ("evaluate.py", "--games", COUNTS),
+    ("evaluate.py", "--sims", SIMS),
+    ("evaluate.py", "--level", ["11", "-1", "x"]),
+    ("evaluate.py", "--komi", ["-1", "nan", "x"]),
+    ("evaluate.py", "--opponent", ["bogus"]),
+    ("evaluate.py", "--colors", ["red"]),
+    ("evaluate.py", "--checkpoints", PATHS),
+    ("test.py", "--sims", SIMS),
+    ("test.py", "--opponent", ["bogus"]),
+    ("test.py", "--seed", SEEDS),
+]
+GO_CASES = [
+    pytest.param(script, flag, value, id=f"{script} --game go5 {flag}={value}")
+    for script, flag, values in GO_FLAGS
+    for value in values
+]
+
+
+@pytest.mark.parametrize("script, flag, value", GO_CASES)
+def test_bad_go_flag_value_is_one_line_and_status_2(script, flag, value, capsys):
+    argv = ["--game", "go5", f"{flag}={value}"] if flag != "--game" else [f"--game={value}"]
+    try:
+        status = _load(script).main(argv)
     except SystemExit as exc:
         status = exc.code
     _assert_one_line_usage_error(status, capsys.readouterr().err)

@@ -1,0 +1,102 @@
+"""The flags of ``main.py --game goN`` (Go training, Go_Run.py): the run's own (``--game``, ``--recipe``,
+``--num-iters``, ``--time-budget``, ``--seed``, files) and one flag per ``Go_Training.GoRecipe`` field
+(``--games``, ``--simulations``, ``--c-puct``, ``--augment`` ...), whose defaults a ``--recipe``
+(``Recipes.GO_RECIPES``) replaces; flags given on the command line override both."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+
+import Cli
+from Go_Training import GoRecipe
+from Recipes import GO_RECIPES, recipe_text
+
+#: The boards ``--game`` trains, by name (``Go_Game.GO_GAMES``'s).
+GO_SIZES = {"go5": 5, "go7": 7, "go9": 9}
+MAX_BUDGET_MINUTES = 24 * 60.0
+#: GoRecipe fields that no flag sets: the board size is ``--game``'s.
+NOT_FLAGS = ("size",)
+
+_positive_int = Cli.int_in(1, 10**9)
+
+
+def wants_go(argv=None) -> bool:
+    """Whether a command line (default: ``sys.argv[1:]``) asks for Go training (``--game``)."""
+    argv = sys.argv[1:] if argv is None else argv
+    return any(a == "--game" or a.startswith("--game=") for a in argv)
+
+
+def field_flag(parser: argparse.ArgumentParser, field: dataclasses.Field) -> None:
+    """The flag of one GoRecipe field, typed by its default."""
+    flag, default = "--" + field.name.replace("_", "-"), field.default
+    help_text = "a GoRecipe setting (Go_Training.py)"
+    if isinstance(default, bool):
+        parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default, help=help_text)
+    elif isinstance(default, tuple):
+        parser.add_argument(flag, type=_positive_int, nargs="*", default=list(default), help=help_text)
+    elif isinstance(default, float) or field.name == "komi":
+        parser.add_argument(flag, type=Cli.nonnegative_float, default=default, help=help_text)
+    else:
+        parser.add_argument(flag, type=Cli.int_in(0, 10**6), default=default, help=help_text)
+
+
+def build_parser(description: str | None = None) -> Cli.ArgumentParser:
+    parser = Cli.ArgumentParser(prog="main.py", description=description, formatter_class=Cli.HelpFormatter)
+    parser.add_argument("--game", choices=sorted(GO_SIZES), required=True, help="the Go board to train")
+    parser.add_argument(
+        "--recipe",
+        choices=sorted(GO_RECIPES),
+        help="a preset: " + "; ".join(f"{n}: {recipe_text(n, GO_RECIPES) or 'GoRecipe defaults'}" for n in GO_RECIPES),
+    )
+    parser.add_argument("--num-iters", type=_positive_int, default=1_000_000, help="iterations at most")
+    parser.add_argument(
+        "--time-budget",
+        type=Cli.nonnegative_float,
+        default=0.0,
+        help="minutes of training in all, every session of the run together (0: no limit)",
+    )
+    parser.add_argument("--seed", type=Cli.seed, default=0, help="seed of every random choice")
+    parser.add_argument("--checkpoint", type=Cli.nonempty_path, help="model file (default: goN_policy_value.pt)")
+    parser.add_argument("--log-dir", type=Cli.nonempty_path, help="metrics, chart, TensorBoard (training_logs_goN)")
+    parser.add_argument(
+        "--snapshot-every", type=Cli.int_in(0, 10**6), default=25, help="keep a copy of the model every K iterations"
+    )
+    parser.add_argument("--fresh", action="store_true", help="start over even if a training state exists")
+    for field in dataclasses.fields(GoRecipe):
+        if field.name not in NOT_FLAGS:
+            field_flag(parser, field)
+    return parser
+
+
+def parse_args(argv=None, description: str | None = None) -> argparse.Namespace:
+    """The Go training flags of ``argv``; a bad one ends the process (one sentence, exit status 2)."""
+    parser = build_parser(description)
+    known, _ = parser.parse_known_args(argv)
+    if known.recipe is not None:
+        parser.set_defaults(**GO_RECIPES[known.recipe])
+    args = parser.parse_args(argv)
+    size = GO_SIZES[args.game]
+    args.checkpoint = args.checkpoint or f"go{size}_policy_value.pt"
+    args.log_dir = args.log_dir or f"training_logs_go{size}"
+    checks = [
+        (args.time_budget <= MAX_BUDGET_MINUTES, f"--time-budget is at most {MAX_BUDGET_MINUTES:g} minutes"),
+        (args.games >= 1 and args.simulations >= 1, "--games and --simulations must be at least 1"),
+        (args.train_steps >= 1 and args.batch_size >= 1, "--train-steps and --batch-size must be at least 1"),
+        (args.filters >= 1 and args.history >= 1, "--filters and --history must be at least 1"),
+        (args.lr > 0 and args.c_puct > 0, "--lr and --c-puct must be positive"),
+        (args.noise_fraction <= 1 and args.buffer_fraction <= 1, "--noise-fraction and --buffer-fraction are 0..1"),
+        (args.dirichlet_alpha > 0, "--dirichlet-alpha must be positive"),
+    ]
+    for ok, message in checks:
+        if not ok:
+            parser.error(message)
+    return args
+
+
+def recipe_of(args: argparse.Namespace) -> GoRecipe:
+    """The ``GoRecipe`` the flags give."""
+    values = {f.name: getattr(args, f.name) for f in dataclasses.fields(GoRecipe) if f.name not in NOT_FLAGS}
+    values["lr_milestones"] = tuple(values["lr_milestones"])
+    return GoRecipe(size=GO_SIZES[args.game], **values)

@@ -1,0 +1,279 @@
+"""Go matches and games from the command line: ``evaluate.py --game goN`` (``match_main``) and
+``test.py --game goN`` (``show_main``), on Arena.py's players.
+
+    python evaluate.py --game go5 --opponent gnugo|random|rollout|checkpoint [--level 10] [--games 200]
+        [--komi 24.5] [--colors alternate|black|white] [--sgf-dir DIR] [--checkpoints A B ...]
+
+plays the agent (each of ``--checkpoints``, or ``--checkpoint``; default ``pretrained/goN_policy_value.pt``)
+against the opponent and prints, overall and by the agent's colour, the win rate with its 95% Wilson
+interval, the mean margin, the resignations and the games not played with their reasons; it writes
+``results.json`` in ``--out-dir``, an SGF file per game (``--sgf-dir``, default ``OUT/sgf/<model>/``) and,
+for two or more checkpoints, ``win_rate.png``: the win rate over the checkpoints. ``rollout`` is the pure
+rollout MCTS at equal time per move (the agent's mean search time so far); ``checkpoint`` an earlier
+network (``--opponent-checkpoint``).
+
+    python test.py --game go5 [--opponent self|gnugo|random] [--colour black|white]
+
+plays one game and prints every position in ASCII, then the final score.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import time
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+import Cli  # noqa: E402
+from Arena import COLOURS, GTPPlayer, RandomPlayer, RolloutPlayer, agent_player, play_game, run_match  # noqa: E402
+from Go_Board import BLACK, format_vertex  # noqa: E402
+from Go_Game import go_game  # noqa: E402
+from Go_Net import load_go_model  # noqa: E402
+from gtp import DEFAULT_C_PUCT, go_name  # noqa: E402
+from GTP_Client import GNUGO_INSTALL_HINT, GNUGO_PATH, gnugo_command  # noqa: E402
+from Plot_Scatter import save_figure  # noqa: E402
+from Run_IO import CheckpointError, OutputError, find_checkpoint, write_json  # noqa: E402
+
+OPPONENTS = ("gnugo", "random", "rollout", "checkpoint")
+MATCH_SIMULATIONS = 30  # the recipes' self-play search
+
+
+class TimedPlayer:
+    """A player that measures its own mean seconds per move (``mean_seconds``), for equal-time opponents."""
+
+    def __init__(self, player):
+        self.player, self.name = player, player.name
+        self.seconds, self.moves = 0.0, 0
+
+    @property
+    def mean_seconds(self) -> float | None:
+        return self.seconds / self.moves if self.moves else None
+
+    def genmove(self, state: dict):
+        start = time.perf_counter()
+        action = self.player.genmove(state)
+        self.seconds += time.perf_counter() - start
+        self.moves += 1
+        return action
+
+    def __getattr__(self, name):  # new_game, observe, close: the player's own
+        return getattr(self.player, name)
+
+
+class EqualTimeRollout(RolloutPlayer):
+    """The rollout MCTS given, every move, the ``agent``'s mean seconds per move so far (0.1 s before any)."""
+
+    def __init__(self, rng, agent: TimedPlayer):
+        super().__init__(rng, seconds=0.1)
+        self.agent = agent
+
+    def genmove(self, state: dict):
+        self.seconds = self.agent.mean_seconds or self.seconds
+        return super().genmove(state)
+
+
+# --------------------------------------------------------------------------- flags
+def add_common_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--game", type=go_name, required=True, help="the board: go5, go7, go9 ...")
+    parser.add_argument(
+        "--checkpoint", type=Cli.nonempty_path, help="Go model (default: pretrained/goN_policy_value.pt)"
+    )
+    parser.add_argument(
+        "--sims", type=Cli.simulations, default=MATCH_SIMULATIONS, help="the agent's simulations a move"
+    )
+    parser.add_argument("--c-puct", type=Cli.positive_float, default=DEFAULT_C_PUCT, help="the agent's PUCT constant")
+    parser.add_argument("--komi", type=Cli.nonnegative_float, help="komi (default: the board's; 24.5 on 5x5)")
+    parser.add_argument("--level", type=Cli.int_in(0, 10, "GNU Go's levels"), default=10, help="GNU Go's level")
+    parser.add_argument("--gnugo", type=Cli.nonempty_path, default=GNUGO_PATH, help="the GNU Go binary")
+    parser.add_argument("--seed", type=Cli.seed, default=0, help="seed of the agent's and the opponents' choices")
+
+
+def parse_match_args(argv=None) -> argparse.Namespace:
+    parser = Cli.ArgumentParser(prog="evaluate.py", description=__doc__, formatter_class=Cli.HelpFormatter)
+    add_common_flags(parser)
+    parser.add_argument("--opponent", choices=OPPONENTS, default="random", help="who the agent plays")
+    parser.add_argument("--opponent-checkpoint", type=Cli.nonempty_path, help="the network of --opponent checkpoint")
+    parser.add_argument("--games", type=Cli.episodes, default=200, help="games per checkpoint")
+    parser.add_argument("--colors", choices=COLOURS, default="alternate", help="the agent's colour")
+    parser.add_argument("--checkpoints", type=Cli.nonempty_path, nargs="+", help="match each of these models in turn")
+    parser.add_argument("--sample-moves", type=Cli.int_in(0, 361), default=2, help="opening moves drawn from visits")
+    parser.add_argument("--sgf-dir", type=Cli.nonempty_path, help="SGF files (default: OUT-DIR/sgf/<model>/)")
+    parser.add_argument("--out-dir", type=Cli.nonempty_path, default="go_match_results", help="results and chart")
+    args = parser.parse_args(argv)
+    if args.opponent == "checkpoint" and not args.opponent_checkpoint:
+        parser.error("--opponent checkpoint needs --opponent-checkpoint FILE")
+    return args
+
+
+def check_gnugo(path: str) -> None:
+    """Raise FileNotFoundError (one sentence, how to install it) when GNU Go cannot be run from ``path``."""
+    if not (os.path.isfile(path) and os.access(path, os.X_OK)) and shutil.which(path) is None:
+        raise FileNotFoundError(f"GNU Go was not found at {path}: {GNUGO_INSTALL_HINT}.")
+
+
+def load_agent_model(path: str | None, size: int):
+    """The Go network of ``path`` (default: the board's model file, here or in pretrained/)."""
+    return load_go_model(find_checkpoint(path, f"go{size}_policy_value.pt"), size)
+
+
+def make_opponent(args: argparse.Namespace, rng: np.random.Generator, agent: TimedPlayer):
+    if args.opponent == "gnugo":
+        return GTPPlayer(gnugo_command(args.level, args.gnugo), name=f"gnugo-{args.level}")
+    if args.opponent == "random":
+        return RandomPlayer(rng)
+    if args.opponent == "rollout":
+        return EqualTimeRollout(rng, agent)
+    model = load_go_model(args.opponent_checkpoint, args.game)
+    name = os.path.basename(args.opponent_checkpoint)
+    return agent_player(model, args.sims, args.c_puct, name=name, sample_moves=args.sample_moves, rng=rng)
+
+
+# --------------------------------------------------------------------------- a match
+def summary_line(what: str, s: dict) -> str:
+    low, high = s["ci95"]
+    return (
+        f"{what:9s} {s['played']:4d} played: {s['wins']:4d} W {s['losses']:4d} L {s['draws']:3d} D | win "
+        f"{100 * s['win_rate']:5.1f}% (95% CI {100 * low:.0f}-{100 * high:.0f}%) | margin {s['mean_margin']:+.1f} | "
+        f"resigned: agent {s['agent_resigned']}, opponent {s['opponent_resigned']}"
+    )
+
+
+def match_one(args: argparse.Namespace, path: str) -> dict:
+    """The match of the model ``path``: printed, and its summaries (overall, as Black, as White)."""
+    model = load_agent_model(path, args.game)
+    game = go_game(args.game, args.komi, history=model.history)
+    rng = np.random.default_rng(args.seed)
+    agent = TimedPlayer(agent_player(model, args.sims, args.c_puct, sample_moves=args.sample_moves, rng=rng))
+    opponent = make_opponent(args, rng, agent)
+    stem = os.path.splitext(os.path.basename(path))[0]
+    sgf_dir = args.sgf_dir or os.path.join(args.out_dir, "sgf", stem)
+    os.makedirs(sgf_dir, exist_ok=True)
+    print(f"{path} ({args.sims} simulations) against {opponent.name}, komi {game.komi:g}, {args.games} games:")
+    result = run_match(game, agent, opponent, args.games, args.colors, sgf_dir)
+    rows = {"all": result.summary(), "black": result.summary(BLACK), "white": result.summary(-BLACK)}
+    for what, summary in rows.items():
+        if summary["games"]:
+            print("  " + summary_line(f"as {what}" if what != "all" else "overall", summary))
+    for reason in rows["all"]["not_played"]:
+        print(f"  not played: {reason}")
+    openings = opening_counts(result, game.size)
+    if openings:
+        print("  the agent's first moves as Black: " + ", ".join(f"{v} {n}" for v, n in openings.items()))
+    print(f"  SGF files in {sgf_dir}/; agent {agent.mean_seconds or 0:.3f} s a move")
+    return {"checkpoint": path, "opponent": opponent.name, "komi": game.komi, "openings": openings, **rows}
+
+
+def opening_counts(result, size: int) -> dict[str, int]:
+    """How often the agent opened on each point as Black (most frequent first; the centre is 5x5's winning
+    move), over the games with a first move."""
+    firsts = [r.moves[0] for r, c in zip(result.records, result.agent_colours) if c == BLACK and r.moves]
+    actions, counts = np.unique(firsts, return_counts=True)
+    order = np.argsort(-counts, kind="stable")
+    return {format_vertex(int(actions[i]), size): int(counts[i]) for i in order}
+
+
+def checkpoint_label(path: str, index: int) -> str:
+    """The x label of a checkpoint in the chart: its iteration (``_iterNNNN``) if named so, else its index."""
+    found = re.search(r"_iter(\d+)", os.path.basename(path))
+    return str(int(found.group(1))) if found else str(index + 1)
+
+
+def plot_win_rates(results: list[dict], path: str) -> None:
+    """Win rate with its 95% interval over the checkpoints (one line overall, one per colour)."""
+    labels = [checkpoint_label(r["checkpoint"], i) for i, r in enumerate(results)]
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for what in ("all", "black", "white"):
+        rates = [100 * r[what]["win_rate"] for r in results]
+        errors = [[100 * (r[what]["win_rate"] - r[what]["ci95"][0]) for r in results],
+                  [100 * (r[what]["ci95"][1] - r[what]["win_rate"]) for r in results]]  # fmt: skip
+        ax.errorbar(labels, rates, yerr=errors, marker="o", capsize=3, label=what)
+    ax.set(xlabel="checkpoint (iteration)", ylabel="agent's win rate (%)", ylim=(0, 100))
+    ax.set_title(f"against {results[0]['opponent']}, komi {results[0]['komi']:g}")
+    ax.grid(alpha=0.3)
+    ax.legend()
+    save_figure(fig, path)
+
+
+def match_main(argv=None) -> int:
+    args = parse_match_args(argv)
+    torch.set_num_threads(1)  # one search at a time: batch-1 forwards are fastest on one thread
+    torch.manual_seed(args.seed)
+    try:
+        if args.opponent == "gnugo":
+            check_gnugo(args.gnugo)
+        results = [match_one(args, path) for path in (args.checkpoints or [args.checkpoint])]
+        write_json(os.path.join(args.out_dir, "results.json"), results)
+        if len(results) > 1:
+            plot_win_rates(results, os.path.join(args.out_dir, "win_rate.png"))
+    except (CheckpointError, OutputError, FileNotFoundError, ValueError) as exc:
+        return Cli.fail(exc)
+    print(f"Results in {os.path.join(args.out_dir, 'results.json')}.")
+    return 0
+
+
+# --------------------------------------------------------------------------- one game, shown
+def parse_show_args(argv=None) -> argparse.Namespace:
+    parser = Cli.ArgumentParser(prog="test.py", description=__doc__, formatter_class=Cli.HelpFormatter)
+    add_common_flags(parser)
+    parser.add_argument("--opponent", choices=("self", "gnugo", "random"), default="self", help="who the agent plays")
+    parser.add_argument("--colour", choices=("black", "white"), default="black", help="the agent's colour")
+    return parser.parse_args(argv)
+
+
+def show_main(argv=None) -> int:
+    """``test.py --game goN``: one game, every position printed, then the result."""
+    args = parse_show_args(argv)
+    torch.set_num_threads(1)
+    torch.manual_seed(args.seed)
+    try:
+        if args.opponent == "gnugo":
+            check_gnugo(args.gnugo)
+        model = load_agent_model(args.checkpoint, args.game)
+    except (CheckpointError, FileNotFoundError) as exc:
+        return Cli.fail(exc)
+    game = go_game(args.game, args.komi, history=model.history)
+    rng = np.random.default_rng(args.seed)
+    agent = ShowingPlayer(agent_player(model, args.sims, args.c_puct, rng=rng), game)
+    others = {"self": lambda: agent, "random": lambda: RandomPlayer(rng), "gnugo": lambda: gnugo_player(args)}
+    other = agent if args.opponent == "self" else ShowingPlayer(others[args.opponent](), game)
+    black, white = (agent, other) if args.colour == "black" else (other, agent)
+    print(f"{black.name} (Black) against {white.name} (White), komi {game.komi:g}:\n")
+    record = play_game(game, black, white)
+    other.close()
+    state = game.initial_state(1)
+    for action in record.moves:
+        state = game.step(state, np.array([action]))
+    print(game.to_text(state))
+    score = "" if record.score is None else f", area score {record.score:+g} for Black after komi"
+    why = f" (not played: {record.not_played})" if record.not_played else ""
+    print(f"Result: {record.result_text()} after {len(record.moves)} moves{score}{why}")
+    return 0
+
+
+def gnugo_player(args: argparse.Namespace) -> GTPPlayer:
+    return GTPPlayer(gnugo_command(args.level, args.gnugo), name=f"gnugo-{args.level}")
+
+
+class ShowingPlayer(TimedPlayer):
+    """A player whose every move is printed with the position before it and its own value estimate."""
+
+    def __init__(self, player, game):
+        super().__init__(player)
+        self.game = game
+
+    def genmove(self, state: dict):
+        action = super().genmove(state)
+        move = "resigns" if action is None else format_vertex(action, self.game.size)
+        colour = "Black" if state["to_play"][0] == BLACK else "White"
+        print(self.game.to_text(state))
+        value = getattr(self.player, "last_value", None)
+        print(f"{colour} ({self.name}): {move}" + ("" if value is None else f"  value {value:+.2f}") + "\n")
+        return action

@@ -1,0 +1,118 @@
+"""Go through the scripts: a tiny ``main.py --game go5`` run end to end, its resume (bit-identical to a run
+that was never stopped, also after SIGTERM), the refusals between Go and cube files, ``evaluate.py --game
+go5`` against random and ``test.py --game go5``."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+
+import pytest
+import torch
+
+import evaluate
+import Go_Args
+import Go_Run
+import main
+import test as show_script
+from Go_Training import GoRecipe
+from Run_State import state_path_for
+
+TINY = "--game go5 --games 2 --simulations 4 --train-steps 2 --batch-size 8 --filters 8 --blocks 1".split()
+TINY += ["--buffer-min-games", "2", "--snapshot-every", "2"]
+
+
+def train(tmp_path, name: str, iterations: int, *more: str) -> int:
+    argv = [*TINY, "--num-iters", str(iterations), "--checkpoint", str(tmp_path / f"{name}.pt")]
+    return main.main([*argv, "--log-dir", str(tmp_path / f"{name}_logs"), *more])
+
+
+def weights(path) -> dict:
+    return torch.load(path, weights_only=True)
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    """A 3-iteration run made in two sessions (2, then 3 iterations): its folder."""
+    folder = tmp_path_factory.mktemp("go5")
+    assert train(folder, "resumed", 2) == 0
+    assert train(folder, "resumed", 3) == 0
+    return folder
+
+
+def test_tiny_run_writes_its_outputs(tiny_run):
+    metrics = json.loads((tiny_run / "resumed_logs" / "metrics.json").read_text())
+    assert metrics["iterations"] == [1, 2, 3]
+    assert (tiny_run / "resumed_logs" / "training_metrics.png").is_file()
+    assert (tiny_run / "resumed_iter0002.pt").is_file() and not (tiny_run / "resumed_iter0003.pt").exists()
+    assert os.path.isfile(state_path_for(str(tiny_run / "resumed.pt")))
+
+
+def test_resumed_run_equals_one_session(tiny_run, tmp_path):
+    assert train(tmp_path, "once", 3) == 0
+    a, b = weights(tmp_path / "once.pt"), weights(tiny_run / "resumed.pt")
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_sigterm_stops_after_a_commit_and_the_same_command_continues(tiny_run, tmp_path, monkeypatch, capsys):
+    real = Go_Run.train_iteration
+    calls = []
+
+    def iteration_then_sigterm(*args):
+        calls.append(1)
+        values = real(*args)
+        if len(calls) == 2:
+            os.kill(os.getpid(), signal.SIGTERM)
+        return values
+
+    monkeypatch.setattr(Go_Run, "train_iteration", iteration_then_sigterm)
+    assert train(tmp_path, "stopped", 3) == 130
+    assert "Run the same command" in capsys.readouterr().out
+    assert json.loads((tmp_path / "stopped_logs" / "metrics.json").read_text())["iterations"] == [1]
+    monkeypatch.setattr(Go_Run, "train_iteration", real)
+    assert train(tmp_path, "stopped", 3) == 0
+    a, b = weights(tmp_path / "stopped.pt"), weights(tiny_run / "resumed.pt")
+    assert all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_other_flags_a_cube_command_and_a_cube_checkpoint_are_refused(tiny_run, tmp_path, capsys):
+    assert train(tiny_run, "resumed", 3, "--games", "3") == 2
+    assert "--games 2" in capsys.readouterr().err
+    cube = ["--checkpoint", str(tiny_run / "resumed_iter0002.pt"), "--log-dir", str(tmp_path / "cube")]
+    assert main.main([*cube, "--num-iters", "1", "--skip-eval"]) == 2
+    assert "is a Go network for 5x5" in capsys.readouterr().err
+    assert main.main([*cube, "--num-iters", "1", "--skip-eval", "--checkpoint", str(tiny_run / "resumed.pt")]) == 2
+    assert "Go run's training state" in capsys.readouterr().err
+    shutil.copy("pretrained/rubik_policy_value.pt", tmp_path / "cube.pt")
+    assert train(tmp_path, "cube", 1) == 2
+    assert "is a cube network" in capsys.readouterr().err
+    assert evaluate.main(["--game", "go5", "--checkpoint", "pretrained/rubik_policy_value.pt"]) == 2
+    assert "cube network" in capsys.readouterr().err
+    assert evaluate.main(["--game", "go5", "--opponent", "gnugo", "--gnugo", str(tmp_path / "no_gnugo")]) == 2
+    assert "apt-get install gnugo" in capsys.readouterr().err
+
+
+def test_match_against_random_and_one_game_shown(tiny_run, tmp_path, capsys):
+    model = str(tiny_run / "resumed.pt")
+    argv = ["--game", "go5", "--opponent", "random", "--games", "4", "--sims", "4", "--out-dir", str(tmp_path)]
+    assert evaluate.main([*argv, "--checkpoints", model, str(tiny_run / "resumed_iter0002.pt")]) == 0
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert [r["all"]["games"] for r in results] == [4, 4]
+    assert all(r["black"]["games"] == 2 for r in results)
+    assert all(sum(r["openings"].values()) == 2 for r in results)
+    assert len(list((tmp_path / "sgf" / "resumed").glob("*.sgf"))) == 4
+    assert (tmp_path / "win_rate.png").is_file()
+    capsys.readouterr()
+    assert show_script.main(["--game", "go5", "--checkpoint", model, "--sims", "2", "--opponent", "random"]) == 0
+    out = capsys.readouterr().out
+    assert "A B C D E" in out and "Result: " in out
+
+
+def test_recipes_set_defaults_that_flags_override():
+    go5 = Go_Args.recipe_of(Go_Args.parse_args(["--game", "go5", "--recipe", "go5", "--games", "8"]))
+    assert (go5.games, go5.buffer_min_games, go5.augment, go5.size) == (8, 128, True, 5)
+    seed = Go_Args.parse_args(["--game", "go7", "--recipe", "minizero"])
+    assert Go_Args.recipe_of(seed) == GoRecipe(size=7) and seed.time_budget == 120
+    assert seed.checkpoint == "go7_policy_value.pt" and seed.log_dir == "training_logs_go7"
