@@ -17,6 +17,12 @@ simulations, 10 games an iteration, the last 12.5% of all games, temperature 1 f
 game of 0.6 N^2 moves, 50 steps of batch 32 an iteration at 1e-2, 1e-3 after 400 steps, 1e-4 after 600;
 the network of ``Go_Net``. The seed's quirks (no komi, ko by one-stone capture, ties as losses) are not
 copied: the rules are ``Go_Board``'s.
+
+Each game of an iteration draws from its own generator, seeded from the run's (``game_seeds``), and every
+network call has the same number of rows (``ChunkedEvaluator``), so a game does not depend on the games
+beside it: ``--workers N`` (``Workers.WorkerPool.go_self_play``, local processes or Ray) splits the games
+and trains the same weights as one process. ``search="gumbel"`` plays Gumbel AlphaZero's self-play instead
+of PUCT (``gumbel_chooser``).
 """
 
 from __future__ import annotations
@@ -120,6 +126,8 @@ class NoisyRootMCTS(MCTS):
     def _priors_to_rows(self, priors: np.ndarray, legal: np.ndarray) -> np.ndarray:
         if self._roots_next:
             self._roots_next = False
+            if len(self.root_rngs) != len(priors):
+                raise ValueError(f"root_rngs holds {len(self.root_rngs)} generators for {len(priors)} roots")
             noise = np.concatenate(
                 [dirichlet_over(legal[b : b + 1], self.alpha, rng) for b, rng in enumerate(self.root_rngs)]
             )

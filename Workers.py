@@ -21,7 +21,10 @@ Same seed, same numbers: worker ``w`` of iteration ``i`` draws from
 thread, and results are concatenated in worker order, so ``--backend local --workers N`` and
 ``--backend ray --workers N`` give identical results (tested). Evaluation splits the cubes
 after the driver drew them, so the cubes do not depend on N; greedy MCTS is deterministic
-given the cubes, so its results equal the in-process run.
+given the cubes, so its results equal the in-process run. Go self-play (``main.py --game goN``)
+sends each worker a contiguous share of the iteration's per-game seeds; a game draws only from its
+seed and the network calls have one fixed size (``Go_Training``), so any ``--workers`` and either
+backend train the weights of the in-process run (tested).
 """
 
 from __future__ import annotations
