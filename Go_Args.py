@@ -1,5 +1,6 @@
 """The flags of ``main.py --game goN`` (Go training, Go_Run.py): the run's own (``--game``, ``--recipe``,
-``--num-iters``, ``--time-budget``, ``--seed``, files) and one flag per ``Go_Training.GoRecipe`` field
+``--num-iters``, ``--time-budget``, ``--seed``, files, ``--workers``, ``--backend``) and one flag per
+``Go_Training.GoRecipe`` field
 (``--games``, ``--simulations``, ``--c-puct``, ``--augment`` ...), whose defaults a ``--recipe``
 (``Recipes.GO_RECIPES``) replaces; flags given on the command line override both."""
 
@@ -10,7 +11,8 @@ import dataclasses
 import sys
 
 import Cli
-from Go_Training import GoRecipe
+import Workers
+from Go_Training import SEARCHES, GoRecipe
 from Recipes import GO_RECIPES, recipe_text
 
 #: The boards ``--game`` trains, by name (``Go_Game.GO_GAMES``'s).
@@ -32,7 +34,10 @@ def field_flag(parser: argparse.ArgumentParser, field: dataclasses.Field) -> Non
     """The flag of one GoRecipe field, typed by its default."""
     flag, default = "--" + field.name.replace("_", "-"), field.default
     help_text = "a GoRecipe setting (Go_Training.py)"
-    if isinstance(default, bool):
+    if field.name == "search":
+        help_text = "self-play's search: 'puct' (the seed's) or 'gumbel' (Gumbel AlphaZero, Gumbel_MCTS.py)"
+        parser.add_argument(flag, choices=SEARCHES, default=default, help=help_text)
+    elif isinstance(default, bool):
         parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default, help=help_text)
     elif isinstance(default, tuple):
         parser.add_argument(flag, type=_positive_int, nargs="*", default=list(default), help=help_text)
@@ -67,6 +72,7 @@ def build_parser(description: str | None = None) -> Cli.ArgumentParser:
     for field in dataclasses.fields(GoRecipe):
         if field.name not in NOT_FLAGS:
             field_flag(parser, field)
+    Workers.add_arguments(parser)  # self-play split over workers: the same numbers for any --workers
     return parser
 
 

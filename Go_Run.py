@@ -26,6 +26,7 @@ import torch
 
 import Cli
 import Go_Args
+import Workers
 from Go_Net import GoNet, load_go_model
 from Go_Training import GoRecipe, ReplayBuffer, make_optimizer, recipe_table, train_iteration
 from Plot_Scatter import MetricsLogger, save_figure
@@ -263,14 +264,15 @@ def report(it: int, values: dict, run: GoRun, seconds: float) -> None:
     )
 
 
-def train(args, recipe: GoRecipe, run: GoRun, logger: GoMetricsLogger, guard: InterruptGuard) -> None:
-    """Iterations ``run.iteration + 1 .. --num-iters``, or until the --time-budget is spent."""
+def train(args, recipe: GoRecipe, run: GoRun, logger: GoMetricsLogger, guard: InterruptGuard, pool=None) -> None:
+    """Iterations ``run.iteration + 1 .. --num-iters``, or until the --time-budget is spent; self-play on
+    ``pool``'s workers if given (``--workers``, ``--backend``)."""
     budget = f", or {args.time_budget:g} minutes in all" if args.time_budget else ""
     print(f"Training Go {args.game} for iterations {run.iteration + 1}..{args.num_iters}{budget} (seed {args.seed}); "
           f"checkpoint {args.checkpoint}, logs in {args.log_dir}/", flush=True)  # fmt: skip
     while run.iteration < args.num_iters and not budget_spent(args, run):
         t0 = time.perf_counter()
-        values = train_iteration(run.model, run.optimizer, run.scheduler, run.buffer, recipe, run.rng)
+        values = train_iteration(run.model, run.optimizer, run.scheduler, run.buffer, recipe, run.rng, pool)
         if not all_finite([values["loss"]]):
             raise RunError(
                 f"iteration {run.iteration + 1} trained to a non-finite loss and was not saved; try a lower --lr."
@@ -289,9 +291,10 @@ def train(args, recipe: GoRecipe, run: GoRun, logger: GoMetricsLogger, guard: In
 def main(argv=None) -> int:
     args = Go_Args.parse_args(argv, __doc__)
     recipe = Go_Args.recipe_of(args)
-    run = None
+    run = pool = None
     try:
         check_output_paths(args.checkpoint, args.log_dir)
+        pool = Workers.from_args(args)  # None: self-play in this process
         with InterruptGuard().installed() as guard, run_locks(args.checkpoint, args.log_dir):
             remove_temps_of_killed_runs(args.checkpoint, args.log_dir)
             run = start_run(args, recipe)
@@ -299,14 +302,17 @@ def main(argv=None) -> int:
             try:
                 if run.iteration:  # brings them up to the state after a kill between the two
                     write_outputs(args, run, logger)
-                train(args, recipe, run, logger, guard)
+                train(args, recipe, run, logger, guard, pool)
             finally:
                 logger.close()
-    except (RunError, CheckpointError, OutputError) as exc:
+    except (RunError, CheckpointError, OutputError, Workers.WorkerError) as exc:
         return Cli.fail(exc)
     except Interrupted as exc:
         done = run.iteration if run is not None else 0
         saved = f"iterations up to {done} are saved" if done else "no iteration was saved"
         print(f"\nStopped by {exc}: {saved} in {state_path_for(args.checkpoint)}. Run the same command to continue.")
         return Cli.interrupted()
+    finally:
+        if pool is not None:
+            pool.close()
     return 0

@@ -17,6 +17,12 @@ simulations, 10 games an iteration, the last 12.5% of all games, temperature 1 f
 game of 0.6 N^2 moves, 50 steps of batch 32 an iteration at 1e-2, 1e-3 after 400 steps, 1e-4 after 600;
 the network of ``Go_Net``. The seed's quirks (no komi, ko by one-stone capture, ties as losses) are not
 copied: the rules are ``Go_Board``'s.
+
+Each game of an iteration draws from its own generator, seeded from the run's (``game_seeds``), and every
+network call has the same number of rows (``ChunkedEvaluator``), so a game does not depend on the games
+beside it: ``--workers N`` (``Workers.WorkerPool.go_self_play``, local processes or Ray) splits the games
+and trains the same weights as one process. ``search="gumbel"`` plays Gumbel AlphaZero's self-play instead
+of PUCT (``gumbel_chooser``).
 """
 
 from __future__ import annotations
@@ -32,7 +38,8 @@ from Action_MCTS import pick_actions_batch
 from Games import register_game
 from Go_Game import DEFAULT_HISTORY, GoGame, go_game
 from Go_Net import BLOCKS, FILTERS, GoNet
-from MCTS_Core import MCTS
+from Gumbel_MCTS import GumbelMCTS
+from MCTS_Core import MCTS, NetworkEvaluator
 from Policy_Value_Net import eval_mode
 from Self_Play import OUTCOME_TARGET, EpisodeResults, play_lockstep, visits_to_policy
 from Train_Network import alphazero_loss
@@ -62,6 +69,7 @@ class GoRecipe:
     lr_milestones: tuple[int, ...] = (400, 600)
     momentum: float = 0.9
     augment: bool = False  # a random board symmetry per training sample
+    search: str = "puct"  # self-play's search: SEARCHES
 
     def game(self) -> GoGame:
         return go_game(self.size, self.komi, self.max_moves, self.history)
@@ -74,14 +82,41 @@ class GoRecipe:
         return GoNet(self.size, self.game().obs_shape[0], self.filters, self.blocks)
 
 
+SEARCHES = ("puct", "gumbel")  # --search
+#: The state batch's key of each game's index in a ``play_games`` call (the rules ignore keys they do not
+#: know), so that a chooser knows which games' generators draw for the games still on.
+GAME_INDEX = "game_index"
+
+
+#: States per network call in self-play: every call has exactly this many rows (``ChunkedEvaluator``).
+EVAL_CHUNK = 16
+
+
+class ChunkedEvaluator(NetworkEvaluator):
+    """A ``NetworkEvaluator`` whose network calls all have ``EVAL_CHUNK`` rows (the last chunk padded with
+    copies of its first row). CPU kernels round differently at different batch sizes (up to 1e-6 here),
+    and a game's searches would then depend on which other games share its calls; at one fixed size a row
+    comes out the same wherever it sits, so a game is the same whichever worker plays it."""
+
+    def forward(self, inputs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        pad = -len(inputs) % EVAL_CHUNK
+        padded = np.concatenate([inputs, np.repeat(inputs[:1], pad, axis=0)])
+        forward = super().forward  # (a comprehension has no zero-argument super)
+        parts = [forward(padded[i : i + EVAL_CHUNK]) for i in range(0, len(padded), EVAL_CHUNK)]
+        self.network_states -= pad  # the states asked for, not the padding
+        return tuple(np.concatenate(part)[: len(inputs)] for part in zip(*parts))
+
+
 class NoisyRootMCTS(MCTS):
     """PUCT search whose roots' priors get Dirichlet noise: ``(1 - fraction) P + fraction Dir(alpha)`` over
-    each root's legal moves. The roots are the first nodes a search expands (``MCTS.search``), so the
-    first ``_priors_to_rows`` call of each search is the roots'; the network's cached outputs stay clean."""
+    each root's legal moves, root ``b`` drawing from ``root_rngs[b]`` (set before each search, one generator
+    per root). The roots are the first nodes a search expands (``MCTS.search``), so the first
+    ``_priors_to_rows`` call of each search is the roots'; the network's cached outputs stay clean."""
 
-    def __init__(self, *args, rng: np.random.Generator, alpha: float, fraction: float, **kwargs):
+    def __init__(self, *args, alpha: float, fraction: float, **kwargs):
         super().__init__(*args, **kwargs)
-        self.rng, self.alpha, self.fraction = rng, alpha, fraction
+        self.alpha, self.fraction = alpha, fraction
+        self.root_rngs: list[np.random.Generator] = []
         self._roots_next = False
 
     def search(self, roots, root_action_masks=None, *history):
@@ -91,7 +126,12 @@ class NoisyRootMCTS(MCTS):
     def _priors_to_rows(self, priors: np.ndarray, legal: np.ndarray) -> np.ndarray:
         if self._roots_next:
             self._roots_next = False
-            priors = (1 - self.fraction) * priors + self.fraction * dirichlet_over(legal, self.alpha, self.rng)
+            if len(self.root_rngs) != len(priors):
+                raise ValueError(f"root_rngs holds {len(self.root_rngs)} generators for {len(priors)} roots")
+            noise = np.concatenate(
+                [dirichlet_over(legal[b : b + 1], self.alpha, rng) for b, rng in enumerate(self.root_rngs)]
+            )
+            priors = (1 - self.fraction) * priors + self.fraction * noise
         return super()._priors_to_rows(priors, legal)
 
 
@@ -102,32 +142,78 @@ def dirichlet_over(legal: np.ndarray, alpha: float, rng: np.random.Generator) ->
     return np.divide(draws, total, out=np.zeros_like(draws), where=total > 0)
 
 
-def self_play(model: torch.nn.Module, recipe: GoRecipe, rng: np.random.Generator, games: int | None = None):
-    """``games`` (default ``recipe.games``) self-play games from the empty board in lockstep: the
-    ``EpisodeResults`` (evaluator rows, visit-count policies, moves, final values)."""
-    game = recipe.game()
-    register_game(game)  # the results name their game; targets and datasets look it up by that name
+def puct_chooser(model, recipe: GoRecipe, game: GoGame, rngs: list[np.random.Generator]):
+    """``(search, choose)`` of PUCT self-play with root noise: the move drawn from the visit counts (each
+    game's own generator) for the opening moves, the most visited after; policy target the visit counts."""
     search = NoisyRootMCTS(
         model,
         c_puct=recipe.c_puct,
         num_simulations=recipe.simulations,
+        evaluator=ChunkedEvaluator(model, game=game),
         game=game,
-        rng=rng,
         alpha=recipe.dirichlet_alpha,
         fraction=recipe.noise_fraction,
     )
     opening = recipe.opening()
 
     def choose(states: dict):
-        masks = game.legal_mask(states)
+        masks, games = game.legal_mask(states), states[GAME_INDEX]
+        search.root_rngs = [rngs[g] for g in games]
         visits = search.run_batch(states, masks)
-        sampled = pick_actions_batch(visits, "sample", 1.0, rng, masks)
-        greedy = pick_actions_batch(visits, "greedy", 1.0, rng, masks)
-        return np.where(states["move_count"] < opening, sampled, greedy), visits_to_policy(visits), {}
+        modes = np.where(states["move_count"] < opening, "sample", "greedy")
+        actions = [
+            pick_actions_batch(visits[b : b + 1], modes[b], 1.0, rngs[g], masks[b : b + 1])[0]
+            for b, g in enumerate(games)
+        ]
+        return np.array(actions), visits_to_policy(visits), {}
 
-    starts = game.initial_state(recipe.games if games is None else games)
+    return search, choose
+
+
+def gumbel_chooser(model, recipe: GoRecipe, game: GoGame, rngs: list[np.random.Generator]):
+    """``(search, choose)`` of Gumbel self-play (``Gumbel_MCTS``, the paper's: Gumbel noise of scale 1 on
+    every root, each game's from its own generator): the move is the Sequential Halving winner, the policy
+    target the completed-Q improved policy. No Dirichlet noise and no opening temperature: the Gumbel
+    draw is the exploration."""
+    search = GumbelMCTS(model, recipe.simulations, evaluator=ChunkedEvaluator(model, game=game), game=game)
+
+    def choose(states: dict):
+        gumbel = np.stack([rngs[g].gumbel(size=game.num_actions) for g in states[GAME_INDEX]])
+        out = search.run_batch(states, rng=None, gumbel=gumbel)
+        return out.action, out.policy, {}
+
+    return search, choose
+
+
+def game_seeds(rng: np.random.Generator, games: int) -> np.ndarray:
+    """``(games,)`` int64: one seed per game of an iteration, drawn from the run's generator."""
+    return rng.integers(0, 2**63 - 1, size=games, dtype=np.int64)
+
+
+def play_games(model: torch.nn.Module, recipe: GoRecipe, seeds) -> EpisodeResults:
+    """One self-play game from the empty board per seed, all in lockstep: the ``EpisodeResults``
+    (evaluator rows, policy targets, moves, final values). Game ``g`` draws only from
+    ``default_rng(seeds[g])``, so a game is the same whichever other games share the call (``--workers``
+    splits the seeds)."""
+    game = recipe.game()
+    register_game(game)  # the results name their game; targets and datasets look it up by that name
+    rngs = [np.random.default_rng(int(seed)) for seed in seeds]
+    chooser = gumbel_chooser if recipe.search == "gumbel" else puct_chooser
+    search, choose = chooser(model, recipe, game, rngs)
+    starts = game.initial_state(len(rngs))
+    starts[GAME_INDEX] = np.arange(len(rngs))
     with eval_mode(model):
         return play_lockstep(search, starts, game.rules.max_moves, choose)
+
+
+def self_play(model: torch.nn.Module, recipe: GoRecipe, rng: np.random.Generator, games: int | None = None, pool=None):
+    """``games`` (default ``recipe.games``) self-play games (``play_games``), their seeds drawn from ``rng``;
+    with ``pool`` (a ``Workers.WorkerPool``) the games are split over its workers, with the same results."""
+    seeds = game_seeds(rng, recipe.games if games is None else games)
+    if pool is None:
+        return play_games(model, recipe, seeds)
+    register_game(recipe.game())
+    return pool.go_self_play(model, recipe, seeds)
 
 
 class ReplayBuffer:
@@ -196,11 +282,14 @@ def train_steps(model, optimizer, scheduler, buffer: ReplayBuffer, recipe: GoRec
     return {"loss": loss, "policy_loss": policy, "value_loss": value}
 
 
-def train_iteration(model, optimizer, scheduler, buffer: ReplayBuffer, recipe: GoRecipe, rng) -> dict[str, float]:
-    """One iteration: self-play games into ``buffer``, then training. Returns its metrics (losses, games,
-    samples, mean game length, Black's win rate, seconds of each part)."""
+def train_iteration(
+    model, optimizer, scheduler, buffer: ReplayBuffer, recipe: GoRecipe, rng, pool=None
+) -> dict[str, float]:
+    """One iteration: self-play games into ``buffer`` (split over ``pool``'s workers if given), then
+    training. Returns its metrics (losses, games, samples, mean game length, Black's win rate, seconds of
+    each part)."""
     start = time.perf_counter()
-    results = self_play(model, recipe, rng)
+    results = self_play(model, recipe, rng, pool=pool)
     played = time.perf_counter()
     buffer.add(results)
     white_to_move_at_end = results.lengths % 2 == 1  # Black moved first

@@ -21,7 +21,10 @@ Same seed, same numbers: worker ``w`` of iteration ``i`` draws from
 thread, and results are concatenated in worker order, so ``--backend local --workers N`` and
 ``--backend ray --workers N`` give identical results (tested). Evaluation splits the cubes
 after the driver drew them, so the cubes do not depend on N; greedy MCTS is deterministic
-given the cubes, so its results equal the in-process run.
+given the cubes, so its results equal the in-process run. Go self-play (``main.py --game goN``)
+sends each worker a contiguous share of the iteration's per-game seeds; a game draws only from its
+seed and the network calls have one fixed size (``Go_Training``), so any ``--workers`` and either
+backend train the weights of the in-process run (tested).
 """
 
 from __future__ import annotations
@@ -35,9 +38,11 @@ import numpy as np
 import torch
 
 import Cli
+import Go_Training
 from Evaluation_Modes import play_cubes
+from Go_Net import go_model_from_state
 from Lookahead_Targets import lookahead_targets, scramble_path_states
-from Policy_Value_Net import eval_mode, model_from_state
+from Policy_Value_Net import eval_mode, go_size_of, model_from_state
 from Puzzles import get_puzzle
 from Rubik2x2Env import batch_scramble
 from Seed_System_Targets import seed_training_sample
@@ -122,14 +127,32 @@ def _evaluate(model, rng, cubes, solver, options, sims, max_steps, seed, c_puct,
     return play_cubes(solver, cubes, options, model=model, device=torch.device("cpu"), puzzle=get_puzzle(puzzle))
 
 
-TASKS = {"selfplay": _self_play, "lookahead": _lookahead, "seed": _seed_targets, "evaluate": _evaluate}
+def _go_self_play(model, rng, recipe, seeds):
+    return Go_Training.play_games(model, recipe, seeds)  # each game has its seed: ``rng`` goes unused
+
+
+TASKS = {
+    "selfplay": _self_play,
+    "lookahead": _lookahead,
+    "seed": _seed_targets,
+    "evaluate": _evaluate,
+    "goselfplay": _go_self_play,
+}
+
+
+def network_from_state(weights: dict):
+    """The network of a CPU state_dict: a ``GoNet`` for Go weights (they carry their board size), else the
+    cube's ``PolicyValueNet``."""
+    if go_size_of(weights) is not None:
+        return go_model_from_state(weights, "<worker weights>")
+    return model_from_state(weights, "<worker weights>")
 
 
 def run_task(weights: dict | None, kind: str, key: tuple[int, int, int], params: dict):
     """One worker's share: the network rebuilt from ``weights`` (None: no network), the
     random stream of ``key = (seed, iteration, worker)``, one thread."""
     torch.set_num_threads(1)
-    model = None if weights is None else model_from_state(weights, "<worker weights>").eval()
+    model = None if weights is None else network_from_state(weights).eval()
     with torch.no_grad():
         return TASKS[kind](model, worker_rng(*key), **params)
 
@@ -239,17 +262,19 @@ class WorkerPool:
             temperature=temperature,
             c_puct=c_puct,
         )
-        parts = self.map("selfplay", model, iteration, params)
-        return EpisodeResults(
-            start_cubes=np.concatenate([r.start_cubes for r in parts]),
-            actions=[a for r in parts for a in r.actions],
-            solved=np.concatenate([r.solved for r in parts]),
-            states=[s for r in parts for s in r.states],
-            policies=[p for r in parts for p in r.policies],
-            simulations=sum(r.simulations for r in parts),
-            seconds=time.perf_counter() - start,
-            network_states=sum(r.network_states for r in parts),
-        )
+        return concat_results(self.map("selfplay", model, iteration, params), start)
+
+    def go_self_play(self, model, recipe, seeds: np.ndarray) -> EpisodeResults:
+        """Go self-play (``Go_Training.play_games``) of one game per seed, the seeds split into contiguous
+        shares: one ``EpisodeResults`` in seed order, equal to the in-process call's. One call per
+        iteration, so the weights are sent afresh each time; the games draw from their seeds only."""
+        start = time.perf_counter()
+        self._weights = None
+        bounds = np.cumsum([0, *split_counts(len(seeds), self.workers)])
+        params = [
+            dict(recipe=recipe, seeds=seeds[lo:hi]) if hi > lo else None for lo, hi in zip(bounds[:-1], bounds[1:])
+        ]
+        return concat_results(self.map("goselfplay", model, 0, params), start)
 
     def lookahead(self, model, iteration, n, length, double_estimate=False, policy_temperature=0.0):
         """``--targets lookahead``: about ``n`` scramble-path states drawn and given targets by
@@ -286,6 +311,23 @@ class WorkerPool:
             for lo, hi in zip(bounds[:-1], bounds[1:])
         ]
         return self.map("evaluate", model, 0, params)
+
+
+def concat_results(parts: list[EpisodeResults], start: float) -> EpisodeResults:
+    """The workers' ``EpisodeResults`` as one: episodes in worker order, ``seconds`` the wall time since
+    ``start`` (``time.perf_counter``)."""
+    return EpisodeResults(
+        start_cubes=np.concatenate([r.start_cubes for r in parts]),
+        actions=[a for r in parts for a in r.actions],
+        solved=np.concatenate([r.solved for r in parts]),
+        states=[s for r in parts for s in r.states],
+        policies=[p for r in parts for p in r.policies],
+        simulations=sum(r.simulations for r in parts),
+        seconds=time.perf_counter() - start,
+        network_states=sum(r.network_states for r in parts),
+        game=parts[0].game,
+        final_values=np.concatenate([r.final_values for r in parts]),
+    )
 
 
 def self_play_fn(pool: WorkerPool | None, iteration: int, in_process):

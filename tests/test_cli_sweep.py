@@ -204,6 +204,11 @@ TABLE = {
         {"--sizes": ["4", "20", "x"], "--batch": COUNTS, "--rounds": COUNTS},
         [],
     ),
+    "bench/bench_go_selfplay.py": (
+        "main",
+        {"--recipe": ["bogus"], "--game": ["go4"], "--ref-games": COUNTS, "--rounds": COUNTS, "--seed": SEEDS},
+        [],
+    ),
     "docs/go_rules_check.py": (
         "main",
         {
@@ -307,6 +312,9 @@ GO_FLAGS = [
     ("main.py", "--recipe", ["bogus"]),
     ("main.py", "--checkpoint", PATHS),
     ("main.py", "--game", ["go4", "2x2"]),
+    ("main.py", "--search", ["bogus"]),
+    ("main.py", "--workers", COUNTS),
+    ("main.py", "--backend", ["bogus"]),
     ("evaluate.py", "--games", COUNTS),
     ("evaluate.py", "--sims", SIMS),
     ("evaluate.py", "--level", ["11", "-1", "x"]),

@@ -56,6 +56,12 @@ def test_resumed_run_equals_one_session(tiny_run, tmp_path):
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
 
 
+def test_two_workers_give_the_weights_of_one_process(tiny_run, tmp_path):
+    assert train(tmp_path, "workers", 3, "--workers", "2") == 0
+    a, b = weights(tmp_path / "workers.pt"), weights(tiny_run / "resumed.pt")
+    assert all(torch.equal(a[k], b[k]) for k in a)
+
+
 def test_sigterm_stops_after_a_commit_and_the_same_command_continues(tiny_run, tmp_path, monkeypatch, capsys):
     real = Go_Run.train_iteration
     calls = []

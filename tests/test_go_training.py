@@ -13,6 +13,7 @@ from Go_Training import (
     ReplayBuffer,
     dirichlet_over,
     make_optimizer,
+    play_games,
     sample_batch,
     self_play,
     train_iteration,
@@ -39,7 +40,9 @@ def test_noise_goes_into_the_roots_priors_only():
     game = TINY.game()
     state = game.initial_state(2)
     kwargs = dict(num_simulations=20, evaluator=fixed_evaluator, game=game, c_puct=0.3)
-    noisy = NoisyRootMCTS(None, rng=np.random.default_rng(0), alpha=0.3, fraction=0.25, **kwargs).search(state)
+    search = NoisyRootMCTS(None, alpha=0.3, fraction=0.25, **kwargs)
+    search.root_rngs = [np.random.default_rng(0), np.random.default_rng(1)]
+    noisy = search.search(state)
     plain = MCTS(None, **kwargs).search(state)
     roots = noisy.tree_base
     assert not np.allclose(noisy.stats[roots, 2], plain.stats[roots, 2])
@@ -93,3 +96,38 @@ def test_a_training_iteration_reports_its_metrics():
     assert metrics["games"] == 3 and metrics["buffer_samples"] == metrics["samples"] > 0
     assert np.isfinite([metrics["loss"], metrics["policy_loss"], metrics["value_loss"]]).all()
     assert 0.0 <= metrics["black_wins"] <= 1.0 and optimizer.param_groups[0]["lr"] == pytest.approx(1e-3)
+
+
+def same_games(a, b) -> bool:
+    """The same moves, policy targets and outcomes, bit for bit."""
+    return (
+        a.actions == b.actions
+        and all(np.array_equal(x, y) for x, y in zip(a.policies, b.policies))
+        and np.array_equal(a.final_values, b.final_values)
+    )
+
+
+@pytest.mark.parametrize("search", ["puct", "gumbel"])
+def test_a_game_depends_on_its_seed_only(search):
+    """Each game draws from its own seed, so games split over workers are the games played together."""
+    torch.manual_seed(0)
+    recipe = GoRecipe(**{**TINY.__dict__, "search": search})
+    model, seeds = recipe.network(), np.array([11, 12, 13])
+    together = play_games(model, recipe, seeds)
+    first, rest = play_games(model, recipe, seeds[:1]), play_games(model, recipe, seeds[1:])
+    assert len(set(map(tuple, together.actions))) == 3  # three different games
+    assert same_games(first, play_games(model, recipe, seeds[:1]))
+    assert together.actions == first.actions + rest.actions
+    for part, games in ((first, slice(0, 1)), (rest, slice(1, 3))):
+        for x, y in zip(together.policies[games], part.policies):
+            np.testing.assert_array_equal(x, y)
+
+
+def test_gumbel_self_play_targets_the_improved_policy():
+    torch.manual_seed(0)
+    recipe = GoRecipe(**{**TINY.__dict__, "search": "gumbel"})
+    results = play_games(recipe.network(), recipe, np.array([3, 4]))
+    assert results.solved.all()
+    for pis, actions in zip(results.policies, results.actions):
+        np.testing.assert_allclose(pis.sum(axis=1), 1.0, rtol=1e-5)
+        assert (pis[np.arange(len(actions)), actions] > 0).all()  # the move played is a legal one

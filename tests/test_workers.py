@@ -145,3 +145,14 @@ def test_ray_workers_give_the_numbers_of_local_workers(tmp_path, local2, local_r
 
 def test_ray_evaluation_equals_local(tmp_path, checkpoints, local2, local_ray):
     assert solve(tmp_path, checkpoints["random"], "--workers", "2", "--backend", "ray") == local2["solve"]
+
+
+GO_TINY = "--game go5 --games 3 --simulations 4 --train-steps 2 --batch-size 8 --filters 8 --blocks 1 --seed 2".split()
+
+
+def test_go_ray_workers_give_the_numbers_of_one_process(tmp_path, local_ray):
+    for name, extra in (("one", []), ("ray", ["--workers", "2", "--backend", "ray"])):
+        argv = [*GO_TINY, "--num-iters", "2", "--checkpoint", str(tmp_path / f"{name}.pt")]
+        assert main.main([*argv, "--log-dir", str(tmp_path / f"{name}_logs"), *extra]) == 0
+    one, ray = (torch.load(tmp_path / f"{n}.pt", weights_only=True) for n in ("one", "ray"))
+    assert same_weights(one, ray)
