@@ -6,7 +6,10 @@ searches with one network call per round.
   states and states an earlier beam held are removed and the ``beam_width`` best are kept:
   ranked by value (``rank="value"``, only new states are evaluated) or by cumulative policy
   log-probability (``"policy"``, for a network trained on scrambles that has no value head
-  worth reading).
+  worth reading). States are told apart by ``beam_keys`` (one int64 each). Since no state an
+  earlier beam held comes back, a beam cannot repeat itself (CayleyPy detects that, bans those
+  states and restarts); ``max_depth`` caps the steps. ``beam_widening``: beams of doubling width
+  until a time limit, the shortest solution kept.
 * ``astar``: ``f = lambda * g + h`` with ``h`` the value read as moves (``Puzzles.value_as_moves``, at least 0).
   With ``lambda = 1`` and an exact heuristic it is optimal.
 * ``bestfirst``: seed 003's search on a hand heuristic (same-colour sticker pairs minus 4 per

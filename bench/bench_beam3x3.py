@@ -12,7 +12,9 @@ Quality (``--widths``): ``--cubes`` uniformly random positions from ``--seed`` s
 each width, and by the widening beam (``--beam-widen``) under each ``--time-limits``: solved,
 mean length against the optimal mean of uniform positions (20.66 quarter turns, Rokicki's 3
 million optimally solved positions) and against kociemba's two-phase solutions in quarter
-turns, seconds a cube (mean and maximum).
+turns, seconds a cube (mean and maximum; a fixed width solves all cubes in lockstep, so each
+gets the mean). Every beam searches at most ``Puzzle.default_max_moves`` (100) deep and generates
+at most 2,000 states per unit of width (the scripts' 2,000,000 for a beam of 1,000).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from Solver_Base import SolveResult, evaluate_once, verify
 
 OPTIMAL_MEAN = 20.66  # quarter turns: the mean optimal length of a uniformly random 3x3 position
 P3 = get_puzzle("3x3")
+DEPTH = P3.default_max_moves  # the scripts' --max-steps of the 3x3: the beam's step cap
 
 
 # --------------------------------------------------------------------------- the reference (before issue 29)
@@ -87,9 +90,11 @@ def speed(model, cubes: np.ndarray, width: int, rounds: int) -> None:
     value_fn = reference_value_fn(model)
     rates: dict[str, list[float]] = {"before": [], "after": []}
     for _ in range(rounds):
-        before, t_before = timed(lambda: [reference_beam(c, value_fn, width, 100, 2_000_000) for c in cubes])  # noqa: B023
+        before, t_before = timed(lambda: [reference_beam(c, value_fn, width, DEPTH, 2_000_000) for c in cubes])  # noqa: B023
         after, t_after = timed(
-            lambda: S.solve_cubes("beam", cubes, model=model, puzzle=P3, beam_width=width, max_nodes=2_000_000)
+            lambda: S.solve_cubes(
+                "beam", cubes, model=model, puzzle=P3, beam_width=width, max_nodes=2_000_000, max_moves=DEPTH
+            )
         )
         rates["before"].append(sum(r.nodes for r in before) / t_before)
         rates["after"].append(sum(r.nodes for r in after) / t_after)
@@ -119,12 +124,14 @@ def quality(model, cubes: np.ndarray, widths: list[int], limits: list[float], st
     print("| beam | solved | mean length | / optimal mean | kociemba (same cubes) | s a cube | at most s |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for width in widths:
-        res = S.solve_cubes("beam", cubes, model=model, puzzle=P3, beam_width=width, max_nodes=2000 * width)
+        res = S.solve_cubes(
+            "beam", cubes, model=model, puzzle=P3, beam_width=width, max_nodes=2000 * width, max_moves=DEPTH
+        )
         print(quality_row(f"width {width:,}", res, kociemba), flush=True)
     for limit in limits:
         res = S.solve_cubes(
             "beam", cubes, model=model, puzzle=P3, beam_width=start_width, max_nodes=2000 * start_width,
-            beam_widen=True, seconds=limit,
+            max_moves=DEPTH, beam_widen=True, seconds=limit,
         )  # fmt: skip
         print(quality_row(f"widening from {start_width:,}, {limit:g} s", res, kociemba), flush=True)
 
@@ -147,7 +154,9 @@ def main(argv=None) -> int:
     p = Cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--model", type=Cli.nonempty_path, default="pretrained/rubik3x3_policy_value.pt", help="3x3 model")
     p.add_argument("--threads", type=Cli.int_in(1, 1024, "torch threads"), default=1, help="torch threads")
-    p.add_argument("--rounds", type=Cli.rounds, default=3, help="interleaved speed rounds (medians reported)")
+    p.add_argument(
+        "--rounds", type=Cli.int_in(0, 1000, "rounds"), default=3, help="interleaved speed rounds (0: no speed test)"
+    )
     p.add_argument("--speed-width", type=Cli.int_in(1, 100_000, "beam width"), default=1000, help="speed: beam width")
     p.add_argument("--speed-cubes", type=Cli.episodes, default=2, help="speed: uniform positions a round")
     p.add_argument("--cubes", type=Cli.int_in(0, 10_000, "positions"), default=20, help="quality: positions (0: none)")
