@@ -127,6 +127,14 @@ class PolicyValueNet(nn.Module):
             return logits, distance_value(value_out)
         return logits, torch.tanh(value_out)
 
+    def value(self, x: torch.Tensor) -> torch.Tensor:
+        """``forward``'s value ``(B, 1)`` alone, the same numbers without the policy head: what a
+        value search (greedy, beam, A*) reads."""
+        if self.canonical:
+            x, _ = self._canonicalise(x)
+        value_out = self.value_head(self.body(x))
+        return distance_value(value_out) if self.distance_classes else torch.tanh(value_out)
+
     def forward_logits(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """As ``forward``, but the value before its tanh, ``(B, 1)``: a loss on it keeps a
         gradient where the tanh is saturated (``main.py --value-loss logit``). A distance

@@ -74,7 +74,7 @@ from Solver_Base import (
     verify,
     verify_batch,
 )
-from Tree_Searches import BEAM_RANKS, astar_lockstep, beam_lockstep, bestfirst
+from Tree_Searches import BEAM_RANKS, astar_lockstep, beam_lockstep, beam_widening, bestfirst
 
 GREEDY_CHUNK = 1 << 16  # cubes per lockstep greedy batch: bounds the (chunk, A, stickers) children
 
@@ -97,6 +97,8 @@ class SolverOptions:
     max_nodes: int = 200_000  # states generated per cube (beam, astar, bestfirst) (--max-nodes)
     beam_width: int = 100  # states kept per depth (--beam-width)
     beam_rank: str = "value"  # "value" or "policy" (cumulative log-probability) (--beam-rank)
+    # Beam: double the width from beam_width until the time limit, keep the shortest (--beam-widen)
+    beam_widen: bool = False
     # Open nodes each cube expands per A* step (--astar-batch). DeepCubeA batches one cube's
     # nodes to fill the GPU; here the lockstep driver fills the network batch with many cubes,
     # so each expands only its best node: measured on 1,000 uniform positions with the shipped
@@ -296,20 +298,17 @@ def _run_greedy(cubes, last, count, opts, model, value_fn, policy_fn, device, pu
 
 
 def _run_beam(cubes, last, count, opts, model, value_fn, policy_fn, device, puzzle) -> list[SolveResult]:
-    return beam_lockstep(
-        cubes,
-        value_fn,
-        policy_fn,
-        last,
-        count,
-        opts.beam_width,
-        opts.max_moves,
-        opts.max_nodes,
-        opts.beam_rank,
-        opts.seconds,
-        puzzle=puzzle,
-        by_position=getattr(value_fn if opts.beam_rank == "value" else policy_fn, "reads_positions", False),
-    )
+    by_position = getattr(value_fn if opts.beam_rank == "value" else policy_fn, "reads_positions", False)
+    budgets = (opts.beam_width, opts.max_moves, opts.max_nodes, opts.beam_rank, opts.seconds)
+    if not opts.beam_widen:
+        return beam_lockstep(cubes, value_fn, policy_fn, last, count, *budgets, puzzle=puzzle, by_position=by_position)
+    if opts.seconds is None:
+        raise ValueError("--beam-widen needs --time-limit: it widens the beam until the limit")
+    last, count = start_history(len(cubes), last, count)
+    return [
+        beam_widening(c, value_fn, policy_fn, int(a), int(k), *budgets, puzzle, by_position)
+        for c, a, k in zip(cubes, last, count)
+    ]
 
 
 def _run_astar(cubes, last, count, opts, model, value_fn, policy_fn, device, puzzle) -> list[SolveResult]:
@@ -357,7 +356,9 @@ class SolverSpec:
 SOLVERS = {
     "mcts": SolverSpec(_run_mcts, ("sims", "max_moves", "c_puct"), game_search=True),
     "greedy": SolverSpec(_run_greedy, ("max_moves",), value_search=True),
-    "beam": SolverSpec(_run_beam, ("beam_width", "beam_rank", "max_moves", "max_nodes", "seconds"), value_search=True),
+    "beam": SolverSpec(
+        _run_beam, ("beam_width", "beam_rank", "beam_widen", "max_moves", "max_nodes", "seconds"), value_search=True
+    ),
     "astar": SolverSpec(_run_astar, ("astar_lambda", "astar_batch", "max_nodes", "seconds"), value_search=True),
     "bestfirst": SolverSpec(_run_bestfirst, ("max_nodes", "seconds"), network=False),
     "gumbel": SolverSpec(_run_gumbel, ("sims", "max_moves", "max_considered"), game_search=True),
@@ -467,6 +468,13 @@ def add_solver_arguments(parser: argparse.ArgumentParser) -> argparse._ArgumentG
         f"(default: {d.beam_rank})",
     )
     g.add_argument(
+        "--beam-widen",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="--solver beam doubles its width from --beam-width until --time-limit is spent and keeps the "
+        "shortest solution (default: one beam of --beam-width)",
+    )
+    g.add_argument(
         "--astar-batch",
         type=_astar_batch,
         default=argparse.SUPPRESS,
@@ -512,6 +520,7 @@ _FIELDS_WITH_FLAGS = (
     "max_nodes",
     "beam_width",
     "beam_rank",
+    "beam_widen",
     "astar_batch",
     "astar_lambda",
     "sims",
@@ -524,15 +533,18 @@ _FIELDS_WITH_FLAGS = (
 def resolve_solver(args: argparse.Namespace) -> None:
     """Without ``--solver``: the puzzle's default solver (``Puzzle.default_solver``; the 2x2's is
     mcts, as always) and, for every budget flag not given, its budget
-    (``Puzzle.default_solver_options``). Changes ``args`` in place; call it after parsing."""
-    if args.solver is not None:
-        return
-    puzzle = get_puzzle(getattr(args, "puzzle", None))
-    args.solver = puzzle.default_solver
-    for name, value in puzzle.default_solver_options.items():
-        flag = _FLAG_OF_FIELD.get(name, name)
-        if not hasattr(args, flag):
-            setattr(args, flag, value)
+    (``Puzzle.default_solver_options``). Changes ``args`` in place; call it after parsing.
+    ``--beam-widen`` without a time limit (given, or the puzzle's default) ends the run: one
+    sentence on stderr, exit status 2."""
+    if args.solver is None:
+        puzzle = get_puzzle(getattr(args, "puzzle", None))
+        args.solver = puzzle.default_solver
+        for name, value in puzzle.default_solver_options.items():
+            flag = _FLAG_OF_FIELD.get(name, name)
+            if not hasattr(args, flag):
+                setattr(args, flag, value)
+    if getattr(args, "beam_widen", False) and getattr(args, "time_limit", None) is None:
+        raise SystemExit(Cli.fail("--beam-widen needs --time-limit: the beam widens until the limit"))
 
 
 def options_from_args(args: argparse.Namespace) -> SolverOptions:

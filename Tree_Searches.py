@@ -6,7 +6,10 @@ searches with one network call per round.
   states and states an earlier beam held are removed and the ``beam_width`` best are kept:
   ranked by value (``rank="value"``, only new states are evaluated) or by cumulative policy
   log-probability (``"policy"``, for a network trained on scrambles that has no value head
-  worth reading).
+  worth reading). States are told apart by ``beam_keys`` (one int64 each). Since no state an
+  earlier beam held comes back, a beam cannot repeat itself (CayleyPy detects that, bans those
+  states and restarts); ``max_depth`` caps the steps. ``beam_widening``: beams of doubling width
+  until a time limit, the shortest solution kept.
 * ``astar``: ``f = lambda * g + h`` with ``h`` the value read as moves (``Puzzles.value_as_moves``, at least 0).
   With ``lambda = 1`` and an exact heuristic it is optimal.
 * ``bestfirst``: seed 003's search on a hand heuristic (same-colour sticker pairs minus 4 per
@@ -192,6 +195,55 @@ def beam_lockstep(
     return _lockstep(start, len(cubes), fn, chunk)
 
 
+def beam_widening(
+    cube: np.ndarray,
+    value_fn: ValueFn | None = None,
+    policy_fn: PolicyFn | None = None,
+    last: int = NO_ACTION,
+    count: int = 0,
+    beam_width: int = 100,
+    max_depth: int = MAX_MOVES,
+    max_nodes: int = 200_000,
+    rank: str = "value",
+    seconds: float = 60.0,
+    puzzle: Puzzle | str | None = None,
+    by_position: bool = False,
+    max_width: int = 10_000_000,
+) -> SolveResult:
+    """The widest beam ``seconds`` allow, from one cube: ``beam`` at ``beam_width``, then twice that,
+    four times, ... (at most ``max_width``), each round given the time left, until the time is
+    spent; the shortest solution found (the earliest of equal length).
+
+    A round after a solution of ``L`` moves searches only ``L - 1`` deep (a longer one could not
+    win), and its node budget grows with its width (``max_nodes`` is the first round's). So a cube
+    is answered whenever some width solves it within the time, and one that takes the whole limit
+    has been searched as wide as the limit allowed. The limit is read once per depth, so the last
+    round can run past it by one depth's work; once a cube is solved, a round that would not finish
+    in time (twice the last round's time) is not started. ``nodes`` and ``seconds`` add up the rounds. One
+    cube at a time (not in lockstep): each cube's own wall time is its budget, and a beam of
+    hundreds of states fills the network's batch alone.
+    """
+    if seconds is None:
+        raise ValueError("a widening beam needs a time limit (seconds)")
+    best, width, depth, took = SolveResult([], False, 0, 0.0), beam_width, max_depth, 0.0
+    # Once solved, a round that would not finish in the time left (twice the last one's time:
+    # twice the width) is not started: cut short, it could only return nothing.
+    while width <= max_width and depth > 0 and seconds - best.seconds > (2 * took if best.solved else 0.0):
+        nodes, left = max_nodes * (width // beam_width), seconds - best.seconds
+        got = beam(cube, value_fn, policy_fn, last, count, width, depth, nodes, rank, left, puzzle, by_position)
+        best, took = _shorter(best, got), got.seconds
+        depth = len(best.moves) - 1 if best.solved else depth
+        width *= 2
+    return best
+
+
+def _shorter(best: SolveResult, new: SolveResult) -> SolveResult:
+    """The shorter solution of two rounds on one cube (the earlier on a tie), with both rounds'
+    nodes and seconds."""
+    keep = new if new.solved and (not best.solved or len(new.moves) < len(best.moves)) else best
+    return SolveResult(keep.moves, keep.solved, best.nodes + new.nodes, best.seconds + new.seconds)
+
+
 def _beam_fn(rank: str, value_fn, policy_fn):
     if rank not in BEAM_RANKS:
         raise ValueError(f"rank must be one of {BEAM_RANKS}, got {rank!r}")
@@ -217,7 +269,7 @@ def _beam_search(
     """The beam search of one cube (see ``beam``), as a ``Search``: it requests the values of
     each depth's new children (policy rank: the logits of the beam)."""
     puzzle = get_puzzle(puzzle)
-    keys_of = puzzle.position_keys if by_position else puzzle.state_keys
+    keys_of = functools.partial(beam_keys, puzzle, by_position)
     root = np.asarray(cube, dtype=np.int8).reshape(1, puzzle.num_stickers)
     if puzzle.is_solved(root)[0]:
         return SolveResult([], True, 0, 0.0)
@@ -259,11 +311,44 @@ def _beam_search(
         keep = order[:beam_width]
         if not len(keep):
             break
-        expanded = np.union1d(expanded, keys[keep])
+        expanded = _sorted_insert(expanded, keys[keep])
         states, paths, cum = children[keep], np.column_stack([paths[parent[keep]], action[keep]]), score[keep]
         counts = puzzle.next_face_count(lasts[parent[keep]], counts[parent[keep]], action[keep])
         lasts = action[keep]
     return SolveResult([], False, nodes, 0.0)
+
+
+def beam_keys(puzzle: Puzzle, by_position: bool, cubes: np.ndarray) -> np.ndarray:
+    """``(B,)`` int64 keys the beam deduplicates by: the puzzle's exact ``state_keys`` (with
+    ``by_position``, ``position_keys``) where they are one int64 (the 2x2), else a 64-bit hash
+    of their fields (the 3x3's two). Sorting and searching a record array costs several times an
+    int64's, and the beam does both each depth; a collision (about one in 10**11 searches of
+    10**4 states) could only drop a state from the beam, never make a wrong solution (every
+    solution is replayed)."""
+    keys = puzzle.position_keys(cubes) if by_position else puzzle.state_keys(cubes)
+    if keys.dtype.names is None:
+        return keys
+    hashed = np.zeros(len(keys), np.uint64)
+    for name in keys.dtype.names:
+        hashed = _mix64(hashed ^ keys[name].view(np.uint64))
+    return hashed.view(np.int64)
+
+
+def _mix64(x: np.ndarray) -> np.ndarray:
+    """splitmix64's finaliser on uint64s (wrapping): a bijection that scatters nearby inputs,
+    so keys that differ in one field alone never collide."""
+    x = x ^ (x >> np.uint64(30))
+    x = x * np.uint64(0xBF58476D1CE4E5B9)
+    x = x ^ (x >> np.uint64(27))
+    x = x * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+def _sorted_insert(sorted_keys: np.ndarray, new: np.ndarray) -> np.ndarray:
+    """``sorted_keys`` with the distinct ``new`` keys (none of them in it) merged in, sorted:
+    one pass over the old keys instead of re-sorting them all (``np.union1d``) each depth."""
+    new = np.sort(new)
+    return np.insert(sorted_keys, np.searchsorted(sorted_keys, new), new)
 
 
 def _sorted_contains(sorted_keys: np.ndarray, keys: np.ndarray) -> np.ndarray:

@@ -655,3 +655,50 @@ def test_evaluate_once_serves_each_position_once(solver, exact):
     assert [r.moves for r in served] == [r.moves for r in plain]
     assert S.network_fns(PolicyValueNet(canonical_symmetry=True))[0].reads_positions
     assert not S.network_fns(PolicyValueNet())[0].reads_positions
+
+
+# --------------------------------------------------------------------------- issue 29: the beam's keys and widening
+def test_beam_keys_are_the_exact_keys_or_their_hash(lockstep_cubes):
+    """The 2x2's beam keys are its exact keys; the 3x3's one hash of its two fields: equal for
+    equal cubes, distinct for the distinct children of random 3x3 states."""
+    cubes = lockstep_cubes[0]
+    two = get_puzzle("2x2")
+    assert np.array_equal(T.beam_keys(two, False, cubes), two.state_keys(cubes))
+    assert np.array_equal(T.beam_keys(two, True, cubes), two.position_keys(cubes))
+    three = get_puzzle("3x3")
+    states = three.random_states(np.random.default_rng(4), 2000)
+    children = np.concatenate([three.apply(states, np.full(len(states), a)) for a in range(12)] + [states])
+    keys = T.beam_keys(three, False, children)
+    assert keys.dtype == np.int64 and np.array_equal(keys[-len(states) :], T.beam_keys(three, False, states.copy()))
+    assert len(np.unique(keys)) == len(np.unique(three.state_keys(children))) == len(children)
+
+
+@pytest.mark.parametrize("fn_name", ["random table", "memoised net"])
+def test_widening_beam_keeps_the_shortest_of_its_widths(lockstep_cubes, value_tables, fn_name):
+    """Widening from width 1 to 16 (no time pressure) returns, per cube, the shortest solution of
+    the beams of widths 1, 2, 4, 8, 16 (the first of equal length) and their nodes together up to it."""
+    cubes, last, count = lockstep_cubes
+    fn = value_tables[fn_name]
+    for cube, a, k in zip(cubes[::3], last[::3], count[::3]):
+        rounds = [T.beam(cube, fn, None, int(a), int(k), w, 20, 50_000 * w) for w in (1, 2, 4, 8, 16)]
+        got = T.beam_widening(cube, fn, None, int(a), int(k), 1, 20, 50_000, seconds=600.0, max_width=16)
+        solved = [r for r in rounds if r.solved]
+        assert got.solved == S.verify(cube, got.moves) == bool(solved)
+        if solved:
+            assert got.moves == min(solved, key=lambda r: len(r.moves)).moves
+
+
+def test_beam_widen_flag_needs_a_time_limit(capsys):
+    p = argparse.ArgumentParser()
+    S.add_solver_arguments(p)
+    p.add_argument("--puzzle", default="2x2")
+    args = p.parse_args(["--solver", "beam", "--beam-widen", "--time-limit", "5"])
+    S.resolve_solver(args)
+    assert S.options_from_args(args).beam_widen and S.options_from_args(args).seconds == 5
+    args = p.parse_args(["--solver", "beam", "--beam-widen"])
+    with pytest.raises(SystemExit) as exc:
+        S.resolve_solver(args)
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and "--beam-widen needs --time-limit" in err and err.count("\n") == 1
+    with pytest.raises(ValueError, match="needs --time-limit"):
+        S.solve_cubes("beam", SOLVED_STICKERS[None], value_fn=lambda c: np.zeros(len(c)), beam_widen=True)
