@@ -199,6 +199,20 @@ TABLE = {
         },
         [],
     ),
+    "bench/bench_beam3x3.py": (
+        "main",
+        {
+            "--model": PATHS,
+            "--threads": ["0", "-1", "100000", "x"],
+            "--speed-width": ["0", "-1", "x"],
+            "--speed-cubes": COUNTS,
+            "--cubes": ["-1", "100000", "x"],
+            "--widths": ["0", "x", "100,-5"],
+            "--time-limits": ["-1", "x", "nan"],
+            "--start-width": ["0", "x"],
+        },
+        [],
+    ),
     "bench/bench_go_rules.py": (
         "main",
         {"--sizes": ["4", "20", "x"], "--batch": COUNTS, "--rounds": COUNTS},
