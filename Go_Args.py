@@ -25,9 +25,12 @@ _positive_int = Cli.int_in(1, 10**9)
 
 
 def wants_go(argv=None) -> bool:
-    """Whether a command line (default: ``sys.argv[1:]``) asks for Go training (``--game``)."""
-    argv = sys.argv[1:] if argv is None else argv
-    return any(a == "--game" or a.startswith("--game=") for a in argv)
+    """Whether a command line (default: ``sys.argv[1:]``) asks for Go (``--game``, or a Go ``--recipe``)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    recipes = [b for a, b in zip(argv, argv[1:]) if a == "--recipe"] + [
+        a[9:] for a in argv if a.startswith("--recipe=")
+    ]
+    return any(a == "--game" or a.startswith("--game=") for a in argv) or any(r in GO_RECIPES for r in recipes)
 
 
 def field_flag(parser: argparse.ArgumentParser, field: dataclasses.Field) -> None:
@@ -49,7 +52,9 @@ def field_flag(parser: argparse.ArgumentParser, field: dataclasses.Field) -> Non
 
 def build_parser(description: str | None = None) -> Cli.ArgumentParser:
     parser = Cli.ArgumentParser(prog="main.py", description=description, formatter_class=Cli.HelpFormatter)
-    parser.add_argument("--game", choices=sorted(GO_SIZES), required=True, help="the Go board to train")
+    parser.add_argument(
+        "--game", choices=sorted(GO_SIZES), help="the Go board to train (default: the --recipe's board)"
+    )
     parser.add_argument(
         "--recipe",
         choices=sorted(GO_RECIPES),
@@ -83,6 +88,8 @@ def parse_args(argv=None, description: str | None = None) -> argparse.Namespace:
     if known.recipe is not None:
         parser.set_defaults(**GO_RECIPES[known.recipe])
     args = parser.parse_args(argv)
+    if args.game is None:
+        parser.error("--game is required (go5, go7 or go9) unless a Go --recipe names the board")
     size = GO_SIZES[args.game]
     args.checkpoint = args.checkpoint or f"go{size}_policy_value.pt"
     args.log_dir = args.log_dir or f"training_logs_go{size}"

@@ -99,12 +99,26 @@ RECIPES = {
 #: argparse destinations (Go_Args.py); flags given on the command line override them.
 GO_RECIPES = {
     # The seed's settings (SPEC section 10): GoRecipe's defaults.
-    "minizero": dict(time_budget=120.0),
+    "minizero": dict(game="go5", time_budget=120.0),
     # The best of the measured 12-minute runs (docs/go.md): 32 games an iteration in lockstep (3x the
     # seed's games per hour), a buffer of at least 128 games, the 8 board symmetries as augmentation;
     # the learning-rate drops moved from the 12-minute run's 2000/3000 steps to ~60% and ~85% of the
     # ~30,000 steps two hours give at that speed on one thread.
-    "go5": dict(games=32, buffer_min_games=128, augment=True, lr_milestones=[18000, 26000], time_budget=120.0),
+    "go5": dict(
+        game="go5", games=32, buffer_min_games=128, augment=True, lr_milestones=[18000, 26000], time_budget=120.0
+    ),
+    # go5 on 7x7 for the issue's 3 hours: a game is ~2x the moves and an iteration ~3x the time (32 s on one
+    # thread), so 100 SGD steps an iteration keep go5's ~1.1 draws per new sample, and the drops stay at
+    # ~60% and ~85% of the ~30,000 steps three hours give.
+    "go7": dict(
+        game="go7",
+        games=32,
+        buffer_min_games=128,
+        augment=True,
+        train_steps=100,
+        lr_milestones=[18000, 26000],
+        time_budget=180.0,
+    ),
 }
 
 
