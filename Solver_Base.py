@@ -114,6 +114,17 @@ def network_fns(
     def policy_fn(cubes: np.ndarray) -> np.ndarray:
         return run(cubes, lambda obs: model(obs)[0], (puzzle.num_actions,))
 
+    def with_value(cubes: np.ndarray) -> np.ndarray:
+        """``(n, 1 + A)`` rows ``[value, logits]`` from one forward pass (the beam's mixed rank)."""
+
+        def both(obs: torch.Tensor) -> torch.Tensor:
+            logits, value = model(obs)
+            return torch.cat([value.reshape(-1, 1), logits], 1)
+
+        return run(cubes, both, (1 + puzzle.num_actions,))
+
+    policy_fn.with_value = with_value
+
     # ``reads_positions``: a network that turns every input into its canonical orientation reads
     # every orientation of a position alike (the same value; the same policy, its moves renamed),
     # so ``evaluate_once`` may evaluate one of them and beam search may keep one of them.

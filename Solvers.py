@@ -464,8 +464,9 @@ def add_solver_arguments(parser: argparse.ArgumentParser) -> argparse._ArgumentG
         "--beam-rank",
         choices=BEAM_RANKS,
         default=argparse.SUPPRESS,
-        help="beam ranks by the value, or by cumulative policy log-probability (networks without a value) "
-        f"(default: {d.beam_rank})",
+        help="beam ranks by the value, by cumulative policy log-probability (networks without a value), or "
+        "mixed: the policy proposes 4 children per beam place and the value picks among them, one forward "
+        f"pass per proposal (default: {d.beam_rank}; see --solver)",
     )
     g.add_argument(
         "--beam-widen",

@@ -6,7 +6,9 @@ searches with one network call per round.
   states and states an earlier beam held are removed and the ``beam_width`` best are kept:
   ranked by value (``rank="value"``, only new states are evaluated) or by cumulative policy
   log-probability (``"policy"``, for a network trained on scrambles that has no value head
-  worth reading). States are told apart by ``beam_keys`` (one int64 each). Since no state an
+  worth reading), or both (``"mixed"``): the ``MIXED_PROPOSALS * beam_width`` children of highest
+  cumulative log-probability are read (value and logits in one forward pass) and the
+  ``beam_width`` of highest value kept; one forward per proposal instead of one per child. States are told apart by ``beam_keys`` (one int64 each). Since no state an
   earlier beam held comes back, a beam cannot repeat itself (CayleyPy detects that, bans those
   states and restarts); ``max_depth`` caps the steps. ``beam_widening``: beams of doubling width
   until a time limit, the shortest solution kept.
@@ -42,7 +44,9 @@ from Puzzles import Puzzle, get_puzzle, value_as_moves
 from Rubik2x2Env import MAX_MOVES
 from Solver_Base import PolicyFn, SolveResult, ValueFn, log_softmax, start_history, verify
 
-BEAM_RANKS = ("value", "policy")
+BEAM_RANKS = ("value", "policy", "mixed")
+#: mixed rank: children the policy proposes per beam place, among which the value picks.
+MIXED_PROPOSALS = 4
 F_DECIMALS = 6  # A* compares f = lambda * g + h to a millionth of a move
 
 #: A per-cube search written as a generator: it yields the states it needs evaluated (one
@@ -245,8 +249,17 @@ def _shorter(best: SolveResult, new: SolveResult) -> SolveResult:
 
 
 def _beam_fn(rank: str, value_fn, policy_fn):
+    """The one function a beam of ``rank`` calls: the value, the logits, or (mixed) both as
+    ``(n, 1 + A)`` rows ``[value, logits]`` (the policy's ``with_value``, one forward pass)."""
     if rank not in BEAM_RANKS:
         raise ValueError(f"rank must be one of {BEAM_RANKS}, got {rank!r}")
+    if rank == "mixed":
+        both = getattr(policy_fn, "with_value", None)
+        if both is None and value_fn is not None and policy_fn is not None:
+            both = lambda cubes: np.column_stack([value_fn(cubes), policy_fn(cubes)])  # noqa: E731
+        if both is None:
+            raise ValueError("beam with rank='mixed' needs a value_fn and a policy_fn")
+        return both
     fn = value_fn if rank == "value" else policy_fn
     if fn is None:
         raise ValueError(f"beam with rank={rank!r} needs a {'value_fn' if rank == 'value' else 'policy_fn'}")
@@ -275,7 +288,9 @@ def _beam_search(
         return SolveResult([], True, 0, 0.0)
     states, (lasts, counts) = root, start_history(1, last, count)
     paths = np.zeros((1, 0), np.intp)  # [k, depth] moves from the root to each beam state
-    cum = np.zeros(1)  # [k] cumulative log-probability (policy rank)
+    cum = np.zeros(1)  # [k] cumulative log-probability (policy and mixed rank)
+    # mixed rank: the beam's logits, read with its values when it was proposed (the root's here)
+    logits = np.asarray((yield root))[:, 1:] if rank == "mixed" else None
     expanded = keys_of(root)  # sorted keys of every state a beam has held
     nodes = 0
     for _ in range(max_depth):
@@ -301,11 +316,18 @@ def _beam_search(
                 score[order] = np.asarray((yield children[order]), dtype=np.float64)
             order = order[np.argsort(-score[order], kind="stable")]
         else:
-            score = cum[parent] + log_softmax((yield states))[parent, action]
+            score = cum[parent] + log_softmax(logits if rank == "mixed" else (yield states))[parent, action]
             order = np.argsort(-score, kind="stable")
             _, first = np.unique(keys[order], return_index=True)
             order = order[np.sort(first)]  # best copy of each state, best first
             order = order[~_sorted_contains(expanded, keys[order])]
+            if rank == "mixed" and len(order):
+                # The policy proposes MIXED_PROPOSALS children per place, the value picks among
+                # them; the proposals' logits come with their values, for the next depth.
+                order = order[: MIXED_PROPOSALS * beam_width]
+                read = np.asarray((yield children[order]), dtype=np.float64)
+                pick = np.argsort(-read[:, 0], kind="stable")[:beam_width]
+                order, logits = order[pick], read[pick, 1:]
         # A state some earlier beam held is dropped: its children were generated then, nearer
         # the root, so keeping it again only spends the beam on a cycle.
         keep = order[:beam_width]

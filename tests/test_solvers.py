@@ -355,6 +355,9 @@ def reference_beam(cube, value_fn=None, policy_fn=None, last=NO_ACTION, count=0,
         order = order[np.sort(first)]
         keys = batch_state_keys(children[order])
         order = order[[int(k) not in held for k in keys]]
+        if rank == "mixed":  # the policy's best proposals, ordered by value
+            order = order[: T.MIXED_PROPOSALS * beam_width]
+            order = order[np.argsort(-np.asarray(value_fn(children[order]), np.float64), kind="stable")]
         keep = order[:beam_width]
         if not len(keep):
             break
@@ -538,6 +541,36 @@ def test_beam_lockstep_policy_rank_matches(lockstep_cubes, solver):
                         beam_width=6, max_moves=14)  # fmt: skip
     check_results(cubes, got)
     assert same_steps(got, want) == []
+
+
+@pytest.mark.parametrize("fn_name", ["exact", "tied table"])
+def test_beam_mixed_rank_matches_reference(lockstep_cubes, value_tables, solver, fn_name):
+    """The policy proposes, the value picks: against the plain reference, with the two heads
+    given as separate functions (one forward for both in ``network_fns``)."""
+    rng = np.random.default_rng(13)
+    table = rng.normal(size=3_674_160).astype(np.float32)
+
+    def policy_fn(states):
+        return table[(solver.index(states)[:, None] + 7919 * np.arange(12)) % len(table)]
+
+    cubes, last, count = lockstep_cubes
+    value_fn = value_tables[fn_name]
+    want = [reference_beam(c, value_fn, policy_fn, a, k, 3, 14, rank="mixed") for c, a, k in zip(cubes, last, count)]
+    got = S.solve_cubes("beam", cubes, value_fn=value_fn, policy_fn=policy_fn, last=last, count=count,
+                        beam_rank="mixed", beam_width=3, max_moves=14)  # fmt: skip
+    check_results(cubes, got)
+    assert same_steps(got, want) == []
+    assert sum(r.solved for r in got) > 0
+
+
+def test_network_with_value_is_one_forward_of_both_heads(lockstep_cubes):
+    torch.manual_seed(0)
+    value_fn, policy_fn = B.network_fns(PolicyValueNet())
+    cubes = lockstep_cubes[0][:3]
+    both = policy_fn.with_value(cubes)
+    assert both.shape == (3, 13)
+    np.testing.assert_array_equal(both[:, 0], value_fn(cubes))
+    np.testing.assert_array_equal(both[:, 1:], policy_fn(cubes))
 
 
 @pytest.mark.parametrize("fn_name", ["exact", "random table", "tied table", "memoised net"])
