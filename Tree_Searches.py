@@ -8,7 +8,8 @@ searches with one network call per round.
   log-probability (``"policy"``, for a network trained on scrambles that has no value head
   worth reading), or both (``"mixed"``): the ``MIXED_PROPOSALS * beam_width`` children of highest
   cumulative log-probability are read (value and logits in one forward pass) and the
-  ``beam_width`` of highest value kept; one forward per proposal instead of one per child. States are told apart by ``beam_keys`` (one int64 each). Since no state an
+  ``beam_width`` of highest value kept; one forward per proposal instead of one per child.
+  States are told apart by ``beam_keys`` (one int64 each). Since no state an
   earlier beam held comes back, a beam cannot repeat itself (CayleyPy detects that, bans those
   states and restarts); ``max_depth`` caps the steps. ``beam_widening``: beams of doubling width
   until a time limit, the shortest solution kept.
