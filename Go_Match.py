@@ -41,6 +41,7 @@ from gtp import DEFAULT_C_PUCT, go_name  # noqa: E402
 from GTP_Client import GNUGO_INSTALL_HINT, GNUGO_PATH, gnugo_command  # noqa: E402
 from Plot_Scatter import save_figure  # noqa: E402
 from Run_IO import CheckpointError, OutputError, find_checkpoint, write_json  # noqa: E402
+from Search_Tree import N_ROW, W_ROW  # noqa: E402
 
 OPPONENTS = ("gnugo", "random", "rollout", "checkpoint")
 MATCH_SIMULATIONS = 30  # the recipes' self-play search
@@ -107,6 +108,14 @@ def parse_match_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--sample-moves", type=Cli.int_in(0, 361), default=2, help="opening moves drawn from visits")
     parser.add_argument("--sgf-dir", type=Cli.nonempty_path, help="SGF files (default: OUT-DIR/sgf/<model>/)")
     parser.add_argument("--out-dir", type=Cli.nonempty_path, default="go_match_results", help="results and chart")
+    parser.add_argument(
+        "--empty-board",
+        type=Cli.nonnegative_float,
+        nargs="+",
+        metavar="KOMI",
+        help="instead of a match: the empty board at each of these komi (the network's value, the search's "
+        "value and top moves at --sims, and the agent's greedy game against itself)",
+    )
     args = parser.parse_args(argv)
     if args.opponent == "checkpoint" and not args.opponent_checkpoint:
         parser.error("--opponent checkpoint needs --opponent-checkpoint FILE")
@@ -202,11 +211,54 @@ def plot_win_rates(results: list[dict], path: str) -> None:
     save_figure(fig, path)
 
 
+def empty_board(model, size: int, komi: float, sims: int, c_puct: float) -> dict:
+    """What the agent thinks of the empty board at ``komi``, all from Black's side: the network's value,
+    the search's (the mean return of its ``sims`` simulations) with the root's visit shares, and the area
+    margin and winner of the agent's greedy game against itself. The network has no komi input (the seed's
+    planes), so its value is the same at every komi; the self-play game's margin says at which komi its
+    play wins."""
+    game = go_game(size, komi, history=model.history)
+    state = game.initial_state(1)
+    with torch.inference_mode():
+        _, value = model(torch.from_numpy(game.encode(game.eval_input(state))))
+    agent = agent_player(model, sims, c_puct)
+    agent.new_game(game, BLACK)
+    stats = agent.search.search(state, game.legal_mask(state)).root_stats()[0]
+    shares = stats[N_ROW] / stats[N_ROW].sum()
+    top = np.argsort(-shares, kind="stable")[:3]
+    record = play_game(game, agent, agent)
+    return {
+        "komi": komi,
+        "network_value": float(value.reshape(-1)[0]),
+        "search_value": float(stats[W_ROW].sum() / stats[N_ROW].sum()),
+        "top_moves": {format_vertex(int(a), size): round(float(shares[a]), 3) for a in top},
+        "selfplay_margin": record.score,
+        "selfplay_result": record.result_text(),
+    }
+
+
+def empty_board_main(args: argparse.Namespace) -> dict:
+    """``--empty-board KOMI ...``: ``empty_board`` at each komi, printed."""
+    model = load_agent_model(args.checkpoint, args.game)
+    print(f"{args.checkpoint or 'the shipped model'}, the empty {args.game}x{args.game} board, Black to move:")
+    rows = []
+    for komi in args.empty_board:
+        row = empty_board(model, args.game, komi, args.sims, args.c_puct)
+        moves = ", ".join(f"{v} {100 * share:.0f}%" for v, share in row["top_moves"].items())
+        print(f"  komi {komi:g}: network value {row['network_value']:+.3f}, search value {row['search_value']:+.3f} "
+              f"({args.sims} simulations; {moves}); its game against itself: {row['selfplay_result']}")  # fmt: skip
+        rows.append(row)
+    return {"checkpoint": args.checkpoint, "empty_board": rows}
+
+
 def match_main(argv=None) -> int:
     args = parse_match_args(argv)
     torch.set_num_threads(1)  # one search at a time: batch-1 forwards are fastest on one thread
     torch.manual_seed(args.seed)
     try:
+        if args.empty_board:
+            write_json(os.path.join(args.out_dir, "empty_board.json"), empty_board_main(args))
+            return 0
         if args.opponent == "gnugo":
             check_gnugo(args.gnugo)
         results = [match_one(args, path) for path in (args.checkpoints or [args.checkpoint])]

@@ -122,3 +122,33 @@ def test_recipes_set_defaults_that_flags_override():
     seed = Go_Args.parse_args(["--game", "go7", "--recipe", "minizero"])
     assert Go_Args.recipe_of(seed) == GoRecipe(size=7) and seed.time_budget == 120
     assert seed.checkpoint == "go7_policy_value.pt" and seed.log_dir == "training_logs_go7"
+
+
+def test_a_go_recipe_names_its_board_and_go7_has_three_hours(capsys):
+    assert Go_Args.wants_go(["--recipe", "go5"]) and Go_Args.wants_go(["--recipe=go7", "--seed", "1"])
+    assert not Go_Args.wants_go(["--recipe", "3x3"]) and not Go_Args.wants_go(["--seed", "3"])
+    go5 = Go_Args.parse_args(["--recipe", "go5"])
+    assert (go5.game, go5.time_budget, Go_Args.recipe_of(go5).size) == ("go5", 120, 5)
+    go7 = Go_Args.parse_args(["--recipe", "go7"])
+    assert (go7.game, go7.time_budget, go7.train_steps, Go_Args.recipe_of(go7).size) == ("go7", 180, 100, 7)
+    assert Go_Args.recipe_of(Go_Args.parse_args(["--recipe", "go5", "--game", "go7"])).size == 7
+    with pytest.raises(SystemExit) as stop:
+        Go_Args.parse_args(["--game", "go5", "--recipe", "3x3"])
+    assert stop.value.code == 2
+    with pytest.raises(SystemExit) as stop:
+        Go_Args.parse_args(["--seed", "1"])
+    assert stop.value.code == 2 and "--game is required" in capsys.readouterr().err
+
+
+def test_empty_board_report_reads_the_komi_from_the_agents_own_game(tiny_run, tmp_path, capsys):
+    model = str(tiny_run / "resumed.pt")
+    argv = ["--game", "go5", "--checkpoint", model, "--sims", "8", "--out-dir", str(tmp_path)]
+    assert evaluate.main([*argv, "--empty-board", "24.5", "25.5"]) == 0
+    rows = json.loads((tmp_path / "empty_board.json").read_text())["empty_board"]
+    assert [r["komi"] for r in rows] == [24.5, 25.5]
+    # No komi input: the network and the search read the empty board alike at both komi ...
+    assert rows[0]["network_value"] == rows[1]["network_value"]
+    assert -1 <= rows[0]["search_value"] <= 1 and 0 < sum(rows[0]["top_moves"].values()) <= 1 + 1e-9
+    # ... while the greedy game is the same board, scored one point apart.
+    assert rows[0]["selfplay_margin"] - rows[1]["selfplay_margin"] == pytest.approx(1.0)
+    assert "komi 25.5: network value" in capsys.readouterr().out
