@@ -99,7 +99,10 @@ def parse_args(argv=None, description: str | None = None) -> argparse.Namespace:
         (args.train_steps >= 1 and args.batch_size >= 1, "--train-steps and --batch-size must be at least 1"),
         (args.filters >= 1 and args.history >= 1, "--filters and --history must be at least 1"),
         (args.lr > 0 and args.c_puct > 0, "--lr and --c-puct must be positive"),
-        (args.noise_fraction <= 1 and args.buffer_fraction <= 1, "--noise-fraction and --buffer-fraction are 0..1"),
+        (
+            max(args.noise_fraction, args.buffer_fraction, args.gate_threshold) <= 1,
+            "--noise-fraction, --buffer-fraction and --gate-threshold are 0..1",
+        ),  # fmt: skip
         (args.dirichlet_alpha > 0, "--dirichlet-alpha must be positive"),
     ]
     for ok, message in checks:

@@ -84,6 +84,7 @@ class GoMetricsLogger(MetricsLogger):
             self.metrics[key].append(row[key])
         scalars = {f"go/{k}": v for k, v in row.items() if k != "iterations"}
         scalars["go/lr"] = run.scheduler.get_last_lr()[0]
+        scalars.update({f"go/{k}": values[k] for k in ("gate_score", "gate_kept") if k in values})
         self.log_scalars(iteration, scalars)
 
     def plot_all(self, filename: str = "training_metrics.png") -> str:
@@ -253,13 +254,20 @@ def budget_spent(args: argparse.Namespace, run: GoRun) -> bool:
     return bool(args.time_budget) and run.seconds >= 60 * args.time_budget
 
 
+def gate_text(values: dict) -> str:
+    """The arena's verdict for the iteration line (empty without ``--gate-games``)."""
+    if "gate_score" not in values:
+        return ""
+    return f" | gate {100 * values['gate_score']:3.0f}% {'kept' if values['gate_kept'] else 'reverted'}"
+
+
 def report(it: int, values: dict, run: GoRun, seconds: float) -> None:
     total = time.strftime("%H:%M:%S", time.gmtime(run.seconds))
     print(
         f"iter {it:4d} | games {values['games']} (Black wins {100 * values['black_wins']:3.0f}%, "
         f"{values['mean_length']:.1f} moves) | loss {values['loss']:.4f} (pi {values['policy_loss']:.4f}, "
         f"v {values['value_loss']:.4f}) | lr {run.scheduler.get_last_lr()[0]:.0e} "
-        f"| buffer {values['buffer_samples']:,} | {seconds:5.1f}s | total {total}",
+        f"| buffer {values['buffer_samples']:,}{gate_text(values)} | {seconds:5.1f}s | total {total}",
         flush=True,
     )
 

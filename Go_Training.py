@@ -27,6 +27,7 @@ of PUCT (``gumbel_chooser``).
 
 from __future__ import annotations
 
+import copy
 import math
 import time
 from dataclasses import asdict, dataclass
@@ -35,6 +36,7 @@ import numpy as np
 import torch
 
 from Action_MCTS import pick_actions_batch
+from Arena import agent_player, run_match
 from Games import register_game
 from Go_Game import DEFAULT_HISTORY, GoGame, go_game
 from Go_Net import BLOCKS, FILTERS, GoNet
@@ -70,6 +72,8 @@ class GoRecipe:
     momentum: float = 0.9
     augment: bool = False  # a random board symmetry per training sample
     search: str = "puct"  # self-play's search: SEARCHES
+    gate_games: int = 30  # the seed's arena after each iteration's training (0: none; ``gate``)
+    gate_threshold: float = 0.55  # the trained network is kept if it scores more than this share
 
     def game(self) -> GoGame:
         return go_game(self.size, self.komi, self.max_moves, self.history)
@@ -282,19 +286,44 @@ def train_steps(model, optimizer, scheduler, buffer: ReplayBuffer, recipe: GoRec
     return {"loss": loss, "policy_loss": policy, "value_loss": value}
 
 
+def gate(model: torch.nn.Module, kept: dict, recipe: GoRecipe, rng: np.random.Generator) -> float:
+    """The seed's arena: ``recipe.gate_games`` games, colours alternating, of ``model`` against the network
+    of the weights ``kept``; both PUCT at ``recipe.simulations`` without noise, the first ``opening()``
+    moves of a game drawn from the visit counts (each player from its own generator, seeded from ``rng``),
+    the most visited after. The score of ``model``: (wins + draws / 2) / games."""
+    previous = recipe.network()
+    previous.load_state_dict(kept)
+    seeds = rng.integers(0, 2**63 - 1, size=2)
+    players = [
+        agent_player(net, recipe.simulations, recipe.c_puct, name=name, sample_moves=recipe.opening(),
+                     rng=np.random.default_rng(int(seed)))
+        for net, name, seed in ((model, "trained", seeds[0]), (previous, "kept", seeds[1]))
+    ]  # fmt: skip
+    with eval_mode(model), eval_mode(previous):
+        return run_match(recipe.game(), *players, recipe.gate_games).summary()["win_rate"]
+
+
 def train_iteration(
     model, optimizer, scheduler, buffer: ReplayBuffer, recipe: GoRecipe, rng, pool=None
 ) -> dict[str, float]:
-    """One iteration: self-play games into ``buffer`` (split over ``pool``'s workers if given), then
-    training. Returns its metrics (losses, games, samples, mean game length, Black's win rate, seconds of
-    each part)."""
+    """One iteration: self-play games into ``buffer`` (split over ``pool``'s workers if given), training,
+    and with ``recipe.gate_games`` the seed's arena (``gate``): the trained network is kept if it scores
+    more than ``gate_threshold`` against the one before, else the weights before training come back.
+    Returns its metrics (losses, games, samples, mean game length, Black's win rate, seconds of each
+    part; ``gate_score`` and ``gate_kept`` with the arena)."""
     start = time.perf_counter()
     results = self_play(model, recipe, rng, pool=pool)
     played = time.perf_counter()
     buffer.add(results)
     white_to_move_at_end = results.lengths % 2 == 1  # Black moved first
     black_value = np.where(white_to_move_at_end, -results.final_values, results.final_values)
+    kept = copy.deepcopy(model.state_dict()) if recipe.gate_games else None
     metrics = train_steps(model, optimizer, scheduler, buffer, recipe, rng)
+    if kept is not None:
+        score = gate(model, kept, recipe, rng)
+        if score <= recipe.gate_threshold:
+            model.load_state_dict(kept)
+        metrics.update(gate_score=score, gate_kept=float(score > recipe.gate_threshold))
     metrics.update(
         games=len(results.states),
         samples=int(results.lengths.sum()),

@@ -105,7 +105,13 @@ GO_RECIPES = {
     # the learning-rate drops moved from the 12-minute run's 2000/3000 steps to ~60% and ~85% of the
     # ~30,000 steps two hours give at that speed on one thread.
     "go5": dict(
-        game="go5", games=32, buffer_min_games=128, augment=True, lr_milestones=[18000, 26000], time_budget=120.0
+        game="go5",
+        games=32,
+        buffer_min_games=128,
+        augment=True,
+        lr_milestones=[18000, 26000],
+        gate_games=0,
+        time_budget=120.0,
     ),
     # go5 on 7x7 for the issue's 3 hours: a game is ~2x the moves and an iteration ~3x the time (32 s on one
     # thread), so 100 SGD steps an iteration keep go5's ~1.1 draws per new sample, and the drops stay at
@@ -117,6 +123,7 @@ GO_RECIPES = {
         augment=True,
         train_steps=100,
         lr_milestones=[18000, 26000],
+        gate_games=0,
         time_budget=180.0,
     ),
 }

@@ -20,7 +20,9 @@ import test as show_script
 from Go_Training import GoRecipe
 from Run_State import state_path_for
 
-TINY = "--game go5 --games 2 --simulations 4 --train-steps 2 --batch-size 8 --filters 8 --blocks 1".split()
+TINY = (
+    "--game go5 --games 2 --simulations 4 --train-steps 2 --batch-size 8 --filters 8 --blocks 1 --gate-games 0".split()
+)
 TINY += ["--buffer-min-games", "2", "--snapshot-every", "2"]
 
 
@@ -152,3 +154,9 @@ def test_empty_board_report_reads_the_komi_from_the_agents_own_game(tiny_run, tm
     # ... while the greedy game is the same board, scored one point apart.
     assert rows[0]["selfplay_margin"] - rows[1]["selfplay_margin"] == pytest.approx(1.0)
     assert "komi 25.5: network value" in capsys.readouterr().out
+
+
+def test_the_seeds_arena_runs_in_a_training_run(tmp_path, capsys):
+    assert train(tmp_path, "gated", 1, "--gate-games", "2", "--gate-threshold", "1") == 0
+    line = [x for x in capsys.readouterr().out.splitlines() if x.startswith("iter ")][0]
+    assert "| gate " in line and "% reverted |" in line  # no score is over a threshold of 1

@@ -21,7 +21,9 @@ from Go_Training import (
 from MCTS_Core import MCTS
 
 pytestmark = pytest.mark.usefixtures("torch_one_thread")
-TINY = GoRecipe(max_moves=12, history=2, filters=8, blocks=1, simulations=6, games=3, train_steps=3, batch_size=8)
+TINY = GoRecipe(
+    max_moves=12, history=2, filters=8, blocks=1, simulations=6, games=3, train_steps=3, batch_size=8, gate_games=0
+)
 
 
 def fixed_evaluator(inputs):
@@ -96,6 +98,34 @@ def test_a_training_iteration_reports_its_metrics():
     assert metrics["games"] == 3 and metrics["buffer_samples"] == metrics["samples"] > 0
     assert np.isfinite([metrics["loss"], metrics["policy_loss"], metrics["value_loss"]]).all()
     assert 0.0 <= metrics["black_wins"] <= 1.0 and optimizer.param_groups[0]["lr"] == pytest.approx(1e-3)
+
+
+@pytest.mark.parametrize("score", [0.55, 0.6])
+def test_the_arena_keeps_a_network_that_scores_over_the_threshold_else_restores_the_last(monkeypatch, score):
+    import Go_Training
+
+    torch.manual_seed(0)
+    recipe = GoRecipe(**{**TINY.__dict__, "gate_games": 4})
+    model = recipe.network()
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    seen = []
+    monkeypatch.setattr(Go_Training, "gate", lambda m, kept, r, rng: seen.append(kept) or score)
+    optimizer, scheduler = make_optimizer(model, recipe)
+    metrics = train_iteration(model, optimizer, scheduler, ReplayBuffer(0.125, 3), recipe, np.random.default_rng(0))
+    assert all(torch.equal(seen[0][k], before[k]) for k in before)  # the arena met the weights before training
+    same = all(torch.equal(v, before[k]) for k, v in model.state_dict().items())
+    assert same == (score == 0.55) and metrics["gate_kept"] == float(score > 0.55)
+
+
+def test_the_arena_scores_its_games_and_repeats_with_its_seed():
+    from Go_Training import gate
+
+    torch.manual_seed(0)
+    recipe = GoRecipe(**{**TINY.__dict__, "gate_games": 4})
+    model, other = recipe.network(), recipe.network().state_dict()
+    score = gate(model, other, recipe, np.random.default_rng(0))
+    assert score in {k / 8 for k in range(9)}  # 4 games, a draw counts half
+    assert gate(model, other, recipe, np.random.default_rng(0)) == score
 
 
 def same_games(a, b) -> bool:
