@@ -6,10 +6,12 @@ record keys sorted and merged with ``np.union1d`` each depth, the network's full
 ``no_grad`` on each request's one-hot rows, after an exact ``np.unique`` of the request) and by
 ``Solvers.solve_cubes("beam")`` as it is now, interleaved round by round so that load on the
 machine hits both alike. States a second = children generated (each scored once) per second of
-search; the ratio is the median of per-round ratios.
+search; the ratio is the median of per-round ratios. The mixed rank (the policy proposes 4 children
+per beam place, the value picks among them) runs beside them at the same width.
 
 Quality (``--widths``): ``--cubes`` uniformly random positions from ``--seed`` solved by the beam of
-each width, and by the widening beam (``--beam-widen``) under each ``--time-limits``: solved,
+each width and each of ``--ranks`` (value, mixed, policy), and by the widening beam
+(``--beam-widen``) under each ``--time-limits``: solved,
 mean length against the optimal mean of uniform positions (20.66 quarter turns, Rokicki's 3
 million optimally solved positions) and against kociemba's two-phase solutions in quarter
 turns, seconds a cube (mean and maximum; a fixed width solves all cubes in lockstep, so each
@@ -88,21 +90,25 @@ def reference_beam(cube, value_fn, beam_width: int, max_depth: int, max_nodes: i
 def speed(model, cubes: np.ndarray, width: int, rounds: int) -> None:
     """Print states a second of the reference and of the beam now, and their ratio."""
     value_fn = reference_value_fn(model)
-    rates: dict[str, list[float]] = {"before": [], "after": []}
+    rates: dict[str, list[float]] = {"before": [], "after": [], "mixed": []}
     for _ in range(rounds):
         before, t_before = timed(lambda: [reference_beam(c, value_fn, width, DEPTH, 2_000_000) for c in cubes])  # noqa: B023
-        after, t_after = timed(
-            lambda: S.solve_cubes(
-                "beam", cubes, model=model, puzzle=P3, beam_width=width, max_nodes=2_000_000, max_moves=DEPTH
-            )
-        )
         rates["before"].append(sum(r.nodes for r in before) / t_before)
-        rates["after"].append(sum(r.nodes for r in after) / t_after)
-    ratio = np.median(np.array(rates["after"]) / np.array(rates["before"]))
+        for rank, label in (("value", "after"), ("mixed", "mixed")):
+            res, t = timed(
+                lambda: S.solve_cubes(
+                    "beam", cubes, model=model, puzzle=P3, beam_width=width, max_nodes=2_000_000, max_moves=DEPTH,
+                    beam_rank=rank,  # noqa: B023
+                )
+            )  # fmt: skip
+            rates[label].append(sum(r.nodes for r in res) / t)
     print(f"# speed: beam {width}, {len(cubes)} uniform positions, {rounds} round(s), states generated a second")
+    print("# (after: value rank, every new child read; mixed: 4 children read per beam place, one forward each)")
     for label, rate in rates.items():
         print(f"{label:<8} {np.median(rate):10,.0f} states/s   (rounds: {', '.join(f'{r:,.0f}' for r in rate)})")
-    print(f"ratio    {ratio:10.2f}x", flush=True)
+    for label in ("after", "mixed"):
+        ratio = np.median(np.array(rates[label]) / np.array(rates["before"]))
+        print(f"ratio    {ratio:10.2f}x  ({label} / before)", flush=True)
 
 
 def quality_row(label: str, results: list[SolveResult], kociemba: np.ndarray) -> str:
@@ -117,23 +123,25 @@ def quality_row(label: str, results: list[SolveResult], kociemba: np.ndarray) ->
     )
 
 
-def quality(model, cubes: np.ndarray, widths: list[int], limits: list[float], start_width: int) -> None:
-    """Print the quality-vs-time table (markdown) of fixed widths and of widening beams."""
+def quality(model, cubes: np.ndarray, widths: list[int], limits: list[float], start_width: int, ranks) -> None:
+    """Print the quality-vs-time table (markdown) of fixed widths and of widening beams, each rank."""
     kociemba = solution_lengths(cubes)
     print(f"# quality: {len(cubes)} uniform positions; optimal mean {OPTIMAL_MEAN}, kociemba's {kociemba.mean():.2f}")
     print("| beam | solved | mean length | / optimal mean | kociemba (same cubes) | s a cube | at most s |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for width in widths:
-        res = S.solve_cubes(
-            "beam", cubes, model=model, puzzle=P3, beam_width=width, max_nodes=2000 * width, max_moves=DEPTH
-        )
-        print(quality_row(f"width {width:,}", res, kociemba), flush=True)
-    for limit in limits:
-        res = S.solve_cubes(
-            "beam", cubes, model=model, puzzle=P3, beam_width=start_width, max_nodes=2000 * start_width,
-            max_moves=DEPTH, beam_widen=True, seconds=limit,
-        )  # fmt: skip
-        print(quality_row(f"widening from {start_width:,}, {limit:g} s", res, kociemba), flush=True)
+    for rank in ranks:
+        for width in widths:
+            res = S.solve_cubes(
+                "beam", cubes, model=model, puzzle=P3, beam_width=width, max_nodes=2000 * width, max_moves=DEPTH,
+                beam_rank=rank,
+            )  # fmt: skip
+            print(quality_row(f"{rank}, width {width:,}", res, kociemba), flush=True)
+        for limit in limits:
+            res = S.solve_cubes(
+                "beam", cubes, model=model, puzzle=P3, beam_width=start_width, max_nodes=2000 * start_width,
+                max_moves=DEPTH, beam_widen=True, seconds=limit, beam_rank=rank,
+            )  # fmt: skip
+            print(quality_row(f"{rank}, widening from {start_width:,}, {limit:g} s", res, kociemba), flush=True)
 
 
 def _int_list(text: str) -> list[int]:
@@ -144,6 +152,15 @@ def _int_list(text: str) -> list[int]:
     if any(v < 1 for v in values):
         raise argparse.ArgumentTypeError(f"every value must be at least 1, got {text!r}")
     return values
+
+
+def _rank_list(text: str) -> list[str]:
+    ranks = [v.strip() for v in text.split(",") if v.strip()]
+    if not ranks or any(r not in S.BEAM_RANKS for r in ranks):
+        raise argparse.ArgumentTypeError(
+            f"must be ranks from {', '.join(S.BEAM_RANKS)} separated by commas, got {text!r}"
+        )
+    return ranks
 
 
 def _float_list(text: str) -> list[float]:
@@ -164,6 +181,7 @@ def main(argv=None) -> int:
     p.add_argument("--time-limits", type=_float_list, default=[], help="quality: widening beams' seconds, e.g. 10,30")
     p.add_argument("--start-width", type=Cli.int_in(1, 100_000, "beam width"), default=256, help="widening: first")
     p.add_argument("--seed", type=Cli.seed, default=0, help="seed of the positions")
+    p.add_argument("--ranks", type=_rank_list, default=["value"], help="quality: beam ranks, e.g. value,mixed")
     args = p.parse_args(argv)
     try:
         model = load_model(args.model, puzzle="3x3").eval()
@@ -176,7 +194,7 @@ def main(argv=None) -> int:
         speed(model, cubes, args.speed_width, args.rounds)
     if args.cubes:
         cubes = P3.random_states(np.random.default_rng(args.seed), args.cubes)
-        quality(model, cubes, args.widths, args.time_limits, args.start_width)
+        quality(model, cubes, args.widths, args.time_limits, args.start_width, args.ranks)
     return 0
 
 

@@ -210,6 +210,7 @@ TABLE = {
             "--widths": ["0", "x", "100,-5"],
             "--time-limits": ["-1", "x", "nan"],
             "--start-width": ["0", "x"],
+            "--ranks": ["x", "", "value,foo"],
         },
         [],
     ),
