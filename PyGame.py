@@ -216,9 +216,16 @@ class App(Window):
     def button_enabled(self, name: str) -> bool:
         if name == "Cancel":
             return self.busy
+        if name in ("sims-", "sims+") and not self.uses_sims:
+            return False
         if name in MOVE_NAMES or name in ("Scram", "Reset", "Solve", "sims-", "sims+"):
             return not self.thinking  # the search works on a snapshot: keep the cube still
         return True
+
+    @property
+    def uses_sims(self) -> bool:
+        """Whether the solver reads the simulations per move (the tree searches' budgets are their own)."""
+        return self.solver in ("mcts", "gumbel")
 
     def idle(self) -> bool:
         """Nothing left to do: no search, no animation, no optimal distance on its way."""
@@ -488,9 +495,8 @@ def draw_controls(surface: pygame.Surface, app: App) -> None:
     # Simulations per move, between its "-" and "+" buttons.
     minus, plus = app.buttons["sims-"].rect, app.buttons["sims+"].rect
     draw_text(surface, app.fonts["normal"], "Simulations/move", (CTRL_X, minus.centery), DIM, anchor="midleft")
-    draw_text(
-        surface, app.fonts["big"], str(app.sims), ((minus.right + plus.left) // 2, minus.centery), anchor="center"
-    )
+    sims = str(app.sims) if app.uses_sims else "-"  # beam, astar, greedy, bestfirst: no simulations
+    draw_text(surface, app.fonts["big"], sims, ((minus.right + plus.left) // 2, minus.centery), anchor="center")
     draw_text(
         surface,
         app.fonts["normal"],

@@ -370,6 +370,13 @@ def test_sims_buttons_step_through_the_ladder(make_app):
     assert app2.sims == 200
 
 
+def test_sims_buttons_are_off_for_a_solver_without_simulations(make_app):
+    app = make_app(solver="greedy")
+    assert not app.uses_sims and not app.button_enabled("sims+")
+    click(app, "sims+")
+    assert app.sims == 200
+
+
 def test_solve_with_mcts_keeps_the_seed_signature(checkpoints):
     from Policy_Value_Net import load_model
 
