@@ -264,11 +264,14 @@ PUZZLES = {
         log_dir="training_logs_3x3",
         eval_max_len=26,  # every 3x3 position is within 26 quarter turns
         random_states=Rubik3x3Env.random_states,
-        # The configuration measured in docs/puzzles.md: a beam of 1,000 solves 97 of 100 uniformly
-        # random positions, 14 s a cube (12 W states a step: 2,000,000 leaves room for 166 steps).
+        # The configuration measured in docs/puzzles.md: the mixed beam of 4,000 solves 100 of 100
+        # uniformly random positions at 25.2 quarter turns, 7 s a cube on one thread (~12 W states a
+        # step: 8,000,000 leaves room for ~166 steps).
         default_solver="beam",
         script_searches=False,
-        default_solver_options=MappingProxyType({"beam_width": 1000, "max_nodes": 2_000_000, "seconds": 60.0}),
+        default_solver_options=MappingProxyType(
+            {"beam_width": 4000, "beam_rank": "mixed", "max_nodes": 8_000_000, "seconds": 60.0}
+        ),
     ),
 }
 PUZZLE_NAMES = tuple(PUZZLES)
