@@ -599,7 +599,7 @@ def test_3x3_refuses_mcts_and_a_2x2_model(make_app, checkpoints, capsys):
     err = capsys.readouterr().err
     assert exc.value.code == 2 and "--solver mcts searches the 2x2 only so far" in err and err.count("\n") == 1
     assert PyGame.parse_args(["--puzzle", "3x3", "--solver", "beam"]).max_steps == 100
-    # No --solver (the README's `PyGame.py --puzzle 3x3`): the 3x3's default, a beam of 1,000
+    # No --solver (the README's `PyGame.py --puzzle 3x3`): the 3x3's default, the mixed beam of 4,000
     default = PyGame.parse_args(["--puzzle", "3x3"])
     assert default.solver == "beam" and PyGame.options_from_args(default).beam_width == 4000
     app = make_app("random", puzzle="3x3", solver="beam")
