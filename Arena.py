@@ -326,7 +326,7 @@ class MatchResult:
             "draws": draws,
             "win_rate": (wins + draws / 2) / len(played) if played else float("nan"),
             "ci95": (low, high),
-            "mean_margin": float(np.mean(margins)) if margins else float("nan"),
+            "mean_margin": float(np.mean(margins)) if margins else None,  # None: no game was counted out
             "agent_resigned": sum(r.resigned == c for r, c in played),
             "opponent_resigned": sum(r.resigned == -c for r, c in played),
             "not_played": [r.not_played for r, _ in games if r.not_played is not None],

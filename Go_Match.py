@@ -146,11 +146,16 @@ def make_opponent(args: argparse.Namespace, rng: np.random.Generator, agent: Tim
 
 
 # --------------------------------------------------------------------------- a match
+def margin_text(s: dict) -> str:
+    """The mean area margin of the games counted out (``n/a`` when every game ended by resignation)."""
+    return "n/a" if s["mean_margin"] is None else f"{s['mean_margin']:+.1f}"
+
+
 def summary_line(what: str, s: dict) -> str:
     low, high = s["ci95"]
     return (
         f"{what:9s} {s['played']:4d} played: {s['wins']:4d} W {s['losses']:4d} L {s['draws']:3d} D | win "
-        f"{100 * s['win_rate']:5.1f}% (95% CI {100 * low:.0f}-{100 * high:.0f}%) | margin {s['mean_margin']:+.1f} | "
+        f"{100 * s['win_rate']:5.1f}% (95% CI {100 * low:.0f}-{100 * high:.0f}%) | margin {margin_text(s)} | "
         f"resigned: agent {s['agent_resigned']}, opponent {s['opponent_resigned']}"
     )
 

@@ -148,3 +148,18 @@ def test_the_shipped_go5_model_beats_random():
     agent = agent_player(model, 16, sample_moves=2, rng=np.random.default_rng(0))
     result = run_match(GO5, agent, RandomPlayer(np.random.default_rng(1)), 6)
     assert result.summary()["wins"] == 6
+
+
+class Resigner(RandomPlayer):
+    def genmove(self, state: dict):
+        return None
+
+
+def test_a_match_won_only_by_resignations_has_no_margin():
+    from Go_Match import margin_text, summary_line
+
+    result = run_match(GO5, RandomPlayer(np.random.default_rng(0)), Resigner(np.random.default_rng(1), "quitter"), 4)
+    summary = result.summary()
+    assert (summary["wins"], summary["opponent_resigned"], summary["mean_margin"]) == (4, 4, None)
+    assert margin_text(summary) == "n/a" and "margin n/a" in summary_line("overall", summary)
+    assert all(r.result_text() in ("B+R", "W+R") for r in result.records)
