@@ -421,6 +421,13 @@ class GoBoard:
             pairs.append((new, new_policy))
         return pairs
 
+    def policy_from_symmetry(self, k: int, policy: np.ndarray) -> np.ndarray:
+        """A policy ``(B, N*N+1)`` over the points of the ``k``-th image of ``symmetries`` brought back to
+        the board's own points (the inverse of that image's map; the pass stays last)."""
+        points = np.empty_like(policy[:, :-1])
+        points[:, self._perms[k]] = policy[:, :-1]
+        return np.concatenate([points, policy[:, -1:]], axis=1)
+
     def to_text(self, state, index: int = 0) -> str:
         """One state of the batch as a text board, with whose move it is and the move count."""
         who = "Black (X)" if state["to_play"][index] == BLACK else "White (O)"

@@ -91,6 +91,12 @@ def add_common_flags(parser: argparse.ArgumentParser) -> None:
         "--sims", type=Cli.simulations, default=MATCH_SIMULATIONS, help="the agent's simulations a move"
     )
     parser.add_argument("--c-puct", type=Cli.positive_float, default=DEFAULT_C_PUCT, help="the agent's PUCT constant")
+    parser.add_argument(
+        "--symmetric",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="the agent averages its network over the board's 8 symmetries (Arena.SymmetricEvaluator)",
+    )
     parser.add_argument("--komi", type=Cli.nonnegative_float, help="komi (default: the board's; 24.5 on 5x5)")
     parser.add_argument("--level", type=Cli.int_in(0, 10, "GNU Go's levels"), default=10, help="GNU Go's level")
     parser.add_argument("--gnugo", type=Cli.nonempty_path, default=GNUGO_PATH, help="the GNU Go binary")
@@ -165,7 +171,9 @@ def match_one(args: argparse.Namespace, path: str) -> dict:
     model = load_agent_model(path, args.game)
     game = go_game(args.game, args.komi, history=model.history)
     rng = np.random.default_rng(args.seed)
-    agent = TimedPlayer(agent_player(model, args.sims, args.c_puct, sample_moves=args.sample_moves, rng=rng))
+    agent = TimedPlayer(
+        agent_player(model, args.sims, args.c_puct, sample_moves=args.sample_moves, rng=rng, symmetric=args.symmetric)
+    )
     opponent = make_opponent(args, rng, agent)
     stem = os.path.splitext(os.path.basename(path))[0]
     sgf_dir = args.sgf_dir or os.path.join(args.out_dir, "sgf", stem)

@@ -163,3 +163,31 @@ def test_a_match_won_only_by_resignations_has_no_margin():
     assert (summary["wins"], summary["opponent_resigned"], summary["mean_margin"]) == (4, 4, None)
     assert margin_text(summary) == "n/a" and "margin n/a" in summary_line("overall", summary)
     assert all(r.result_text() in ("B+R", "W+R") for r in result.records)
+
+
+def test_the_symmetric_evaluator_reads_every_turn_of_the_board_alike():
+    import torch
+
+    from Arena import SymmetricEvaluator
+    from MCTS_Core import NetworkEvaluator
+
+    torch.manual_seed(0)
+    game = go_game(5, history=2)
+    model = GoNet(5, game.obs_shape[0], filters=8, blocks=1).eval()
+    state, rng = game.initial_state(3), np.random.default_rng(0)
+    for _ in range(7):  # three positions a few random moves in
+        mask = game.legal_mask(state)
+        state = game.step(state, np.array([rng.choice(np.flatnonzero(m[:-1])) for m in mask]))
+    inputs = game.eval_input(state)
+    policy = rng.random((3, game.num_actions))
+    for k, (_, image) in enumerate(game.symmetries(inputs, policy)):
+        np.testing.assert_array_equal(game.rules.policy_from_symmetry(k, image), policy)  # the inverse map
+    symmetric, plain = SymmetricEvaluator(model, game=game), NetworkEvaluator(model, game=game)
+    priors, values = symmetric.forward(inputs)
+    plain_differs = False
+    for rows, turned in game.symmetries(inputs, priors)[1:]:
+        got_priors, got_values = symmetric.forward(rows)
+        np.testing.assert_allclose(got_priors, turned, atol=1e-5)
+        np.testing.assert_allclose(got_values, values, atol=1e-5)
+        plain_differs |= not np.allclose(plain.forward(rows)[1], plain.forward(inputs)[1], atol=1e-5)
+    assert plain_differs  # a plain network is not symmetric: the average is what makes it so
