@@ -37,7 +37,7 @@ from Go_Board import BLACK, WHITE, format_vertex, parse_vertex
 from Go_Game import DEFAULT_HISTORY, go_game
 from Go_Play import COLOUR_NAMES, GoMatch, search_agent
 from Go_View import GoView
-from gtp import DEFAULT_C_PUCT, go_name
+from gtp import DEFAULT_C_PUCT, DEFAULT_SIMULATIONS, add_agent_flags, go_name
 from Gui_Theme import (
     ACCENT,
     BG,
@@ -58,7 +58,6 @@ from Gui_Window import Window
 from Run_IO import CheckpointError, OutputError, check_writable, find_checkpoint
 
 WIDTH, HEIGHT = 960, 680  # the cube window's size
-DEFAULT_SIMS = 200
 KOMI_STEP = 1.0
 BOARD_RECT = pygame.Rect(30, 84, 560, 560)
 PANEL_X, PANEL_W = 620, 310
@@ -84,9 +83,9 @@ class GoApp(Window):
     ``model``: a ``Go_Net.GoNet`` (None: the rollout MCTS agent), ``model_text``: the header's line about it.
     ``buttons`` (name -> Button) and ``view`` are public so that tests can click."""
 
-    def __init__(self, size: int, model=None, model_text: str = "", sims: int = DEFAULT_SIMS, *, human: int = BLACK,
-                 komi: float | None = None, c_puct: float = DEFAULT_C_PUCT, seed: int | None = None, device=None,
-                 surface: pygame.Surface | None = None):  # fmt: skip
+    def __init__(self, size: int, model=None, model_text: str = "", sims: int = DEFAULT_SIMULATIONS, *,
+                 human: int = BLACK, komi: float | None = None, c_puct: float = DEFAULT_C_PUCT, seed: int | None = None,
+                 device=None, surface: pygame.Surface | None = None, symmetric: bool = False):  # fmt: skip
         pygame.display.init()
         pygame.font.init()
         self.screen = surface if surface is not None else pygame.display.set_mode((WIDTH, HEIGHT))
@@ -96,7 +95,7 @@ class GoApp(Window):
         self.fonts["small"] = pygame.font.Font(None, 20)
         self.size, self.model, self.model_text, self.sims = size, model, model_text, sims
         self.history = DEFAULT_HISTORY if model is None else model.history
-        self.match = GoMatch(self._game(komi), human, search_agent(model, sims, c_puct, device, seed))
+        self.match = GoMatch(self._game(komi), human, search_agent(model, sims, c_puct, device, seed, symmetric))
         self.choice = {"colour": human, "komi": self.match.game.komi}  # the next game's settings
         self.view = GoView(BOARD_RECT, size, self.fonts)
         self.buttons = {name: Button(name, label, rect) for name, (label, rect) in _button_rects().items()}
@@ -302,8 +301,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--game", type=go_name, default=5, metavar="goN", help="the board: go5, go7, go9 ... go19")
     p.add_argument("--checkpoint", type=Cli.nonempty_path, help="Go model file (default: go{N}_policy_value.pt)")
     add_device_flag(p)
-    p.add_argument("--sims", type=Cli.simulations, default=DEFAULT_SIMS, help="the agent's simulations per move")
-    p.add_argument("--c-puct", type=Cli.positive_float, default=DEFAULT_C_PUCT, help="PUCT exploration")
+    add_agent_flags(p)
     p.add_argument("--colour", "--color", choices=("black", "white"), default="black", help="your colour")
     p.add_argument("--komi", type=float, default=None, help="komi (default: the board's; 24.5 on 5x5)")
     p.add_argument("--seed", type=Cli.seed, default=0, help="seed of the rollout agent and torch")
@@ -364,7 +362,7 @@ def main(argv=None) -> int:
     torch.set_num_threads(1)  # batch-1 searches: one thread, and a core left for the window
     human = BLACK if args.colour == "black" else WHITE
     app = GoApp(args.game, model, text, args.sims, human=human, komi=args.komi, c_puct=args.c_puct,
-                seed=args.seed, device=device)  # fmt: skip
+                seed=args.seed, device=device, symmetric=args.symmetric)  # fmt: skip
     problem = replay(app, args.moves)
     if problem is not None:
         app.close()

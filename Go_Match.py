@@ -37,14 +37,13 @@ from Arena import COLOURS, GTPPlayer, RandomPlayer, RolloutPlayer, agent_player,
 from Go_Board import BLACK, format_vertex  # noqa: E402
 from Go_Game import go_game  # noqa: E402
 from Go_Net import load_go_model  # noqa: E402
-from gtp import DEFAULT_C_PUCT, go_name  # noqa: E402
+from gtp import add_agent_flags, go_name  # noqa: E402
 from GTP_Client import GNUGO_INSTALL_HINT, GNUGO_PATH, gnugo_command  # noqa: E402
 from Plot_Scatter import save_figure  # noqa: E402
 from Run_IO import CheckpointError, OutputError, find_checkpoint, write_json  # noqa: E402
 from Search_Tree import N_ROW, W_ROW  # noqa: E402
 
 OPPONENTS = ("gnugo", "random", "rollout", "checkpoint")
-MATCH_SIMULATIONS = 30  # the recipes' self-play search
 
 
 class TimedPlayer:
@@ -87,16 +86,7 @@ def add_common_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--checkpoint", type=Cli.nonempty_path, help="Go model (default: pretrained/goN_policy_value.pt)"
     )
-    parser.add_argument(
-        "--sims", type=Cli.simulations, default=MATCH_SIMULATIONS, help="the agent's simulations a move"
-    )
-    parser.add_argument("--c-puct", type=Cli.positive_float, default=DEFAULT_C_PUCT, help="the agent's PUCT constant")
-    parser.add_argument(
-        "--symmetric",
-        action=argparse.BooleanOptionalAction,
-        default=False,
-        help="the agent averages its network over the board's 8 symmetries (Arena.SymmetricEvaluator)",
-    )
+    add_agent_flags(parser)
     parser.add_argument("--komi", type=Cli.nonnegative_float, help="komi (default: the board's; 24.5 on 5x5)")
     parser.add_argument("--level", type=Cli.int_in(0, 10, "GNU Go's levels"), default=10, help="GNU Go's level")
     parser.add_argument("--gnugo", type=Cli.nonempty_path, default=GNUGO_PATH, help="the GNU Go binary")
@@ -148,7 +138,9 @@ def make_opponent(args: argparse.Namespace, rng: np.random.Generator, agent: Tim
         return EqualTimeRollout(rng, agent)
     model = load_go_model(args.opponent_checkpoint, args.game)
     name = os.path.basename(args.opponent_checkpoint)
-    return agent_player(model, args.sims, args.c_puct, name=name, sample_moves=args.sample_moves, rng=rng)
+    return agent_player(
+        model, args.sims, args.c_puct, name=name, sample_moves=args.sample_moves, rng=rng, symmetric=args.symmetric
+    )
 
 
 # --------------------------------------------------------------------------- a match
@@ -224,7 +216,7 @@ def plot_win_rates(results: list[dict], path: str) -> None:
     save_figure(fig, path)
 
 
-def empty_board(model, size: int, komi: float, sims: int, c_puct: float) -> dict:
+def empty_board(model, size: int, komi: float, sims: int, c_puct: float, symmetric: bool = False) -> dict:
     """What the agent thinks of the empty board at ``komi``, all from Black's side: the network's value,
     the search's (the mean return of its ``sims`` simulations) with the root's visit shares, and the area
     margin and winner of the agent's greedy game against itself. The network has no komi input (the seed's
@@ -234,7 +226,7 @@ def empty_board(model, size: int, komi: float, sims: int, c_puct: float) -> dict
     state = game.initial_state(1)
     with torch.inference_mode():
         _, value = model(torch.from_numpy(game.encode(game.eval_input(state))))
-    agent = agent_player(model, sims, c_puct)
+    agent = agent_player(model, sims, c_puct, symmetric=symmetric)
     agent.new_game(game, BLACK)
     stats = agent.search.search(state, game.legal_mask(state)).root_stats()[0]
     shares = stats[N_ROW] / stats[N_ROW].sum()
@@ -256,7 +248,7 @@ def empty_board_main(args: argparse.Namespace) -> dict:
     print(f"{args.checkpoint or 'the shipped model'}, the empty {args.game}x{args.game} board, Black to move:")
     rows = []
     for komi in args.empty_board:
-        row = empty_board(model, args.game, komi, args.sims, args.c_puct)
+        row = empty_board(model, args.game, komi, args.sims, args.c_puct, args.symmetric)
         moves = ", ".join(f"{v} {100 * share:.0f}%" for v, share in row["top_moves"].items())
         print(f"  komi {komi:g}: network value {row['network_value']:+.3f}, search value {row['search_value']:+.3f} "
               f"({args.sims} simulations; {moves}); its game against itself: {row['selfplay_result']}")  # fmt: skip
@@ -306,7 +298,7 @@ def show_main(argv=None) -> int:
         return Cli.fail(exc)
     game = go_game(args.game, args.komi, history=model.history)
     rng = np.random.default_rng(args.seed)
-    agent = ShowingPlayer(agent_player(model, args.sims, args.c_puct, rng=rng), game)
+    agent = ShowingPlayer(agent_player(model, args.sims, args.c_puct, rng=rng, symmetric=args.symmetric), game)
     others = {"self": lambda: agent, "random": lambda: RandomPlayer(rng), "gnugo": lambda: gnugo_player(args)}
     other = agent if args.opponent == "self" else ShowingPlayer(others[args.opponent](), game)
     black, white = (agent, other) if args.colour == "black" else (other, agent)

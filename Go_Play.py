@@ -43,16 +43,19 @@ def cancellable(evaluator, cancel: threading.Event):
     return evaluate
 
 
-def search_agent(model, simulations: int, c_puct: float, device=None, seed: int | None = None):
-    """A factory ``(game, cancel) -> SearchPlayer``: PUCT with the network ``model``'s evaluator, or without a
-    model a pure rollout MCTS (``Arena.RolloutEvaluator``: uniform priors, random playouts), each evaluation
-    refused once ``cancel`` is set."""
-    from MCTS_Core import NetworkEvaluator  # torch only when an agent is made
+def search_agent(model, simulations: int, c_puct: float, device=None, seed: int | None = None, symmetric=False):
+    """A factory ``(game, cancel) -> SearchPlayer``: PUCT with the network ``model``'s evaluator (with
+    ``symmetric`` averaged over the 8 board symmetries), or without a model a pure rollout MCTS
+    (``Arena.RolloutEvaluator``: uniform priors, random playouts), each evaluation refused once ``cancel``
+    is set."""
+    from Arena import SymmetricEvaluator  # torch only when an agent is made
+    from MCTS_Core import NetworkEvaluator
 
     rng = np.random.default_rng(seed)
+    network = SymmetricEvaluator if symmetric else NetworkEvaluator
 
     def make(game: GoGame, cancel: threading.Event) -> SearchPlayer:
-        inner = RolloutEvaluator(game, rng) if model is None else NetworkEvaluator(model, device, game=game)
+        inner = RolloutEvaluator(game, rng) if model is None else network(model, device, game=game)
         name = "rollout MCTS" if model is None else "agent"
         return SearchPlayer(name, simulations, c_puct, model=model, evaluator=cancellable(inner, cancel), rng=rng)
 

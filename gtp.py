@@ -32,8 +32,26 @@ COMMANDS = (
     "protocol_version name version known_command list_commands boardsize clear_board komi play genmove "
     "undo final_score showboard quit"
 ).split()
+#: The agent's play settings (GTP, matches, the GUI; docs/go.md measures them): self-play trains with the
+#: seed's c_puct 0.3 and 30 simulations, but play is stronger with wider search over more simulations and
+#: the network read under the 8 board symmetries (``Arena.SymmetricEvaluator``).
 DEFAULT_SIMULATIONS = 200
-DEFAULT_C_PUCT = 0.3  # the seed's, as Go_Training trains with
+DEFAULT_C_PUCT = 1.0
+DEFAULT_SYMMETRIC = True
+
+
+def add_agent_flags(parser: argparse.ArgumentParser) -> None:
+    """``--sims``, ``--c-puct`` and ``--symmetric``: the agent's search, with the play defaults."""
+    parser.add_argument(
+        "--sims", type=Cli.simulations, default=DEFAULT_SIMULATIONS, help="the agent's simulations a move"
+    )
+    parser.add_argument("--c-puct", type=Cli.positive_float, default=DEFAULT_C_PUCT, help="the agent's PUCT constant")
+    parser.add_argument(
+        "--symmetric",
+        action=argparse.BooleanOptionalAction,
+        default=DEFAULT_SYMMETRIC,
+        help="the agent averages its network over the board's 8 symmetries (Arena.SymmetricEvaluator)",
+    )
 
 
 class GTPFailure(Exception):
@@ -43,12 +61,12 @@ class GTPFailure(Exception):
 class Engine:
     """The game a GTP controller sees: a stack of positions (for ``undo``) and the agent that moves."""
 
-    def __init__(self, model, simulations: int, c_puct: float, komi: float | None):
+    def __init__(self, model, simulations: int, c_puct: float, komi: float | None, symmetric: bool = False):
         from Arena import agent_player  # torch: imported once the flags are read (a fast --help)
 
         self.model, self.simulations, self.c_puct = model, simulations, c_puct
         self.game = go_game(model.size, komi=komi, history=model.history)
-        self.agent = agent_player(model, simulations, c_puct)
+        self.agent = agent_player(model, simulations, c_puct, symmetric=symmetric)
         self.clear_board()
 
     @property
@@ -177,8 +195,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument(
         "--checkpoint", type=Cli.nonempty_path, help="Go model file (default: pretrained/go{N}_policy_value.pt)"
     )
-    parser.add_argument("--sims", type=Cli.simulations, default=DEFAULT_SIMULATIONS, help="simulations per move")
-    parser.add_argument("--c-puct", type=Cli.positive_float, default=DEFAULT_C_PUCT, help="PUCT exploration")
+    add_agent_flags(parser)
     parser.add_argument("--komi", type=float, help="komi until a `komi` command (default: the board's)")
     parser.add_argument("--seed", type=Cli.seed, default=0, help="seed of torch and numpy")
     return parser.parse_args(argv)
@@ -207,7 +224,7 @@ def main(argv=None) -> int:
         model = load_go_model(find_checkpoint(args.checkpoint or default, f"go{args.game}_policy_value.pt"), args.game)
     except CheckpointError as error:
         return Cli.fail(error)
-    engine = Engine(model, args.sims, args.c_puct, args.komi)
+    engine = Engine(model, args.sims, args.c_puct, args.komi, args.symmetric)
     engine.agent.rng = np.random.default_rng(args.seed)
     serve(engine, sys.stdin, sys.stdout)
     return 0
