@@ -101,7 +101,12 @@ def parse_match_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--games", type=Cli.episodes, default=200, help="games per checkpoint")
     parser.add_argument("--colors", choices=COLOURS, default="alternate", help="the agent's colour")
     parser.add_argument("--checkpoints", type=Cli.nonempty_path, nargs="+", help="match each of these models in turn")
-    parser.add_argument("--sample-moves", type=Cli.int_in(0, 361), default=2, help="opening moves drawn from visits")
+    parser.add_argument(
+        "--sample-moves",
+        type=Cli.int_in(0, 361),
+        help="the game's first moves that the agent draws from its visit counts (default: 2 against a checkpoint, "
+        "which plays like the agent, else 0: GNU Go, random and rollout vary their own play)",
+    )
     parser.add_argument("--sgf-dir", type=Cli.nonempty_path, help="SGF files (default: OUT-DIR/sgf/<model>/)")
     parser.add_argument("--out-dir", type=Cli.nonempty_path, default="go_match_results", help="results and chart")
     parser.add_argument(
@@ -113,6 +118,8 @@ def parse_match_args(argv=None) -> argparse.Namespace:
         "value and top moves at --sims, and the agent's greedy game against itself)",
     )
     args = parser.parse_args(argv)
+    if args.sample_moves is None:
+        args.sample_moves = 2 if args.opponent == "checkpoint" else 0
     if args.opponent == "checkpoint" and not args.opponent_checkpoint:
         parser.error("--opponent checkpoint needs --opponent-checkpoint FILE")
     return args
