@@ -202,9 +202,13 @@ def opening_counts(result, size: int) -> dict[str, int]:
 
 
 def checkpoint_label(path: str, index: int) -> str:
-    """The x label of a checkpoint in the chart: its iteration (``_iterNNNN``) if named so, else its index."""
-    found = re.search(r"_iter(\d+)", os.path.basename(path))
-    return str(int(found.group(1))) if found else str(index + 1)
+    """The x label of a checkpoint in the chart: its iteration (``_iterNNNN``) if named so, else ``final``
+    for a run's own model file (``goN_policy_value.pt``), else its index."""
+    name = os.path.basename(path)
+    found = re.search(r"_iter(\d+)", name)
+    if found:
+        return str(int(found.group(1)))
+    return "final" if re.fullmatch(r"go\d+_policy_value\.pt", name) else str(index + 1)
 
 
 def plot_win_rates(results: list[dict], path: str) -> None:

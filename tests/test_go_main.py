@@ -160,3 +160,10 @@ def test_the_seeds_arena_runs_in_a_training_run(tmp_path, capsys):
     assert train(tmp_path, "gated", 1, "--gate-games", "2", "--gate-threshold", "1") == 0
     line = [x for x in capsys.readouterr().out.splitlines() if x.startswith("iter ")][0]
     assert "| gate " in line and "% reverted |" in line  # no score is over a threshold of 1
+
+
+def test_chart_labels_name_snapshots_by_iteration_and_the_run_file_final():
+    from Go_Match import checkpoint_label
+
+    assert checkpoint_label("/r/go5_policy_value_iter0400.pt", 0) == "400"
+    assert checkpoint_label("/r/go5_policy_value.pt", 6) == "final" and checkpoint_label("/r/other.pt", 2) == "3"
