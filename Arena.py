@@ -67,6 +67,11 @@ class SymmetricEvaluator(NetworkEvaluator):
         return back.astype(np.float32), values.reshape(len(images), n).mean(axis=0)
 
 
+def network_evaluator(model: torch.nn.Module, game: GoGame, symmetric: bool = False, device=None) -> NetworkEvaluator:
+    """The network's evaluator for ``game``: averaged over the 8 symmetries (``symmetric``) or plain."""
+    return (SymmetricEvaluator if symmetric else NetworkEvaluator)(model, device, game=game)
+
+
 # --------------------------------------------------------------------------- players
 class RandomPlayer:
     """Uniformly random among the legal moves, the pass included."""
@@ -122,7 +127,7 @@ class SearchPlayer:
         if self.search is None or self.search.game != game:
             evaluator = self.evaluator
             if evaluator is None and self.symmetric:
-                evaluator = SymmetricEvaluator(self.model, game=game)
+                evaluator = network_evaluator(self.model, game, symmetric=True)
             self.search = MCTS(
                 self.model, c_puct=self.c_puct, num_simulations=self.simulations, evaluator=evaluator, game=game
             )

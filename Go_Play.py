@@ -48,14 +48,12 @@ def search_agent(model, simulations: int, c_puct: float, device=None, seed: int 
     ``symmetric`` averaged over the 8 board symmetries), or without a model a pure rollout MCTS
     (``Arena.RolloutEvaluator``: uniform priors, random playouts), each evaluation refused once ``cancel``
     is set."""
-    from Arena import SymmetricEvaluator  # torch only when an agent is made
-    from MCTS_Core import NetworkEvaluator
+    from Arena import network_evaluator  # torch only when an agent is made
 
     rng = np.random.default_rng(seed)
-    network = SymmetricEvaluator if symmetric else NetworkEvaluator
 
     def make(game: GoGame, cancel: threading.Event) -> SearchPlayer:
-        inner = RolloutEvaluator(game, rng) if model is None else network(model, device, game=game)
+        inner = RolloutEvaluator(game, rng) if model is None else network_evaluator(model, game, symmetric, device)
         name = "rollout MCTS" if model is None else "agent"
         return SearchPlayer(name, simulations, c_puct, model=model, evaluator=cancellable(inner, cancel), rng=rng)
 
