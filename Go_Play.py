@@ -20,7 +20,7 @@ from typing import Callable
 
 import numpy as np
 
-from Arena import RolloutEvaluator, SearchPlayer
+from Arena import RolloutEvaluator, SearchPlayer, network_evaluator
 from Go_Board import BLACK, EMPTY, WHITE, format_vertex
 from Go_Game import GoGame
 
@@ -48,8 +48,6 @@ def search_agent(model, simulations: int, c_puct: float, device=None, seed: int 
     ``symmetric`` averaged over the 8 board symmetries), or without a model a pure rollout MCTS
     (``Arena.RolloutEvaluator``: uniform priors, random playouts), each evaluation refused once ``cancel``
     is set."""
-    from Arena import network_evaluator  # torch only when an agent is made
-
     rng = np.random.default_rng(seed)
 
     def make(game: GoGame, cancel: threading.Event) -> SearchPlayer:
