@@ -101,15 +101,19 @@ GO_RECIPES = {
     # The seed's settings (SPEC section 10): GoRecipe's defaults.
     "minizero": dict(game="go5", time_budget=120.0),
     # The best of the measured 12-minute runs (docs/go.md): 32 games an iteration in lockstep (3x the
-    # seed's games per hour), a buffer of at least 128 games, the 8 board symmetries as augmentation;
-    # the learning-rate drops moved from the 12-minute run's 2000/3000 steps to ~60% and ~85% of the
-    # ~30,000 steps two hours give at that speed on one thread.
+    # seed's games per hour), a buffer of at least 128 games, the 8 board symmetries as augmentation.
+    # Self-play searches 64 simulations at c_puct 1.0, not the seed's 30 at 0.3: the first 2-hour run's
+    # weak self-play never punished Black openings beside the centre, and its final network forgot the
+    # centre (docs/go.md). The learning-rate drops sit at ~60% and ~85% of the ~18,000 steps two hours
+    # give at that speed on one thread.
     "go5": dict(
         game="go5",
         games=32,
         buffer_min_games=128,
         augment=True,
-        lr_milestones=[18000, 26000],
+        simulations=64,
+        c_puct=1.0,
+        lr_milestones=[11000, 15500],
         gate_games=0,
         time_budget=120.0,
     ),
