@@ -117,16 +117,18 @@ GO_RECIPES = {
         gate_games=0,
         time_budget=120.0,
     ),
-    # go5 on 7x7 for the issue's 3 hours: a game is ~2x the moves and an iteration ~3x the time (32 s on one
-    # thread), so 100 SGD steps an iteration keep go5's ~1.1 draws per new sample, and the drops stay at
-    # ~60% and ~85% of the ~30,000 steps three hours give.
+    # go5 on 7x7 for the issue's 3 hours: a game is ~2x the moves and an iteration ~4x the time (about a
+    # minute on one thread at 64 simulations), so 100 SGD steps an iteration keep go5's ~1.1 draws per new
+    # sample, and the drops stay at ~60% and ~85% of the ~18,000 steps three hours give.
     "go7": dict(
         game="go7",
         games=32,
         buffer_min_games=128,
         augment=True,
+        simulations=64,
+        c_puct=1.0,
         train_steps=100,
-        lr_milestones=[18000, 26000],
+        lr_milestones=[11000, 15500],
         gate_games=0,
         time_budget=180.0,
     ),
