@@ -100,10 +100,14 @@ def parse_args(argv=None, description: str | None = None) -> argparse.Namespace:
         (args.filters >= 1 and args.history >= 1, "--filters and --history must be at least 1"),
         (args.lr > 0 and args.c_puct > 0, "--lr and --c-puct must be positive"),
         (
-            max(args.noise_fraction, args.buffer_fraction, args.gate_threshold) <= 1,
-            "--noise-fraction, --buffer-fraction and --gate-threshold are 0..1",
+            max(args.noise_fraction, args.buffer_fraction, args.gate_threshold, args.sampled_side) <= 1,
+            "--noise-fraction, --buffer-fraction, --gate-threshold and --sampled-side are 0..1",
         ),  # fmt: skip
         (args.dirichlet_alpha > 0, "--dirichlet-alpha must be positive"),
+        (
+            args.sampled_side == 0 or args.search == "puct",
+            "--sampled-side is a setting of PUCT self-play (--search puct)",
+        ),
     ]
     for ok, message in checks:
         if not ok:

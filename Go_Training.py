@@ -4,8 +4,9 @@ One iteration (``train_iteration``): ``games`` self-play games in lockstep (``Se
 each move a PUCT search (``MCTS_Core.MCTS``) of ``simulations`` simulations with Dirichlet noise mixed into
 the root's priors (``(1 - noise) P + noise Dir(alpha)`` over the legal moves), the move drawn from the visit
 counts at temperature 1 for the first ``opening_moves`` moves of a game and the most visited move after
-that; every searched state becomes a sample (evaluator row, visit-count policy, outcome +-1 for its
-player to move: ``Self_Play.OUTCOME_TARGET``). The games go into a ``ReplayBuffer`` that keeps the last
+that (with ``sampled_side``, in that share of the games one colour draws every move from its counts);
+every searched state becomes a sample (evaluator row, visit-count policy, outcome +-1 for its player to
+move: ``Self_Play.OUTCOME_TARGET``). The games go into a ``ReplayBuffer`` that keeps the last
 ``buffer_fraction`` of all games played (at least ``buffer_min_games``); then ``train_steps`` steps of SGD
 (momentum 0.9; batches of ``batch_size`` drawn uniformly from the buffer, each sample under one of the
 board's 8 symmetries drawn at random with ``augment``) on value MSE + policy cross-entropy
@@ -71,6 +72,9 @@ class GoRecipe:
     lr_milestones: tuple[int, ...] = (400, 600)
     momentum: float = 0.9
     augment: bool = False  # a random board symmetry per training sample
+    # The share of PUCT self-play games in which one colour, drawn at random, draws every move from its
+    # visit counts (a fallible opponent: the other colour learns which positions make it err; 0: the seed's)
+    sampled_side: float = 0.0
     search: str = "puct"  # self-play's search: SEARCHES
     gate_games: int = 30  # the seed's arena after each iteration's training (0: none; ``gate``)
     gate_threshold: float = 0.55  # the trained network is kept if it scores more than this share
@@ -146,6 +150,16 @@ def dirichlet_over(legal: np.ndarray, alpha: float, rng: np.random.Generator) ->
     return np.divide(draws, total, out=np.zeros_like(draws), where=total > 0)
 
 
+def sampled_colours(rngs: list[np.random.Generator], share: float) -> np.ndarray:
+    """``(games,)`` int8: per game the colour that draws every move from its visit counts (``sampled_side``):
+    Black (1) or White (-1) each with probability ``share / 2``, else 0 (none). Each game draws from its own
+    generator, and none draws at all when ``share`` is 0 (the games stay those of runs before the flag)."""
+    if share <= 0:
+        return np.zeros(len(rngs), np.int8)
+    draws = np.array([rng.random() for rng in rngs])
+    return np.where(draws < share / 2, 1, np.where(draws < share, -1, 0)).astype(np.int8)
+
+
 def puct_chooser(model, recipe: GoRecipe, game: GoGame, rngs: list[np.random.Generator]):
     """``(search, choose)`` of PUCT self-play with root noise: the move drawn from the visit counts (each
     game's own generator) for the opening moves, the most visited after; policy target the visit counts."""
@@ -159,12 +173,14 @@ def puct_chooser(model, recipe: GoRecipe, game: GoGame, rngs: list[np.random.Gen
         fraction=recipe.noise_fraction,
     )
     opening = recipe.opening()
+    sampled_colour = sampled_colours(rngs, recipe.sampled_side)
 
     def choose(states: dict):
         masks, games = game.legal_mask(states), states[GAME_INDEX]
         search.root_rngs = [rngs[g] for g in games]
         visits = search.run_batch(states, masks)
-        modes = np.where(states["move_count"] < opening, "sample", "greedy")
+        sampled = (states["move_count"] < opening) | (states["to_play"] == sampled_colour[games])
+        modes = np.where(sampled, "sample", "greedy")
         actions = [
             pick_actions_batch(visits[b : b + 1], modes[b], 1.0, rngs[g], masks[b : b + 1])[0]
             for b, g in enumerate(games)

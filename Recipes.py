@@ -104,8 +104,10 @@ GO_RECIPES = {
     # seed's games per hour), a buffer of at least 128 games, the 8 board symmetries as augmentation.
     # Self-play searches 64 simulations at c_puct 1.0, not the seed's 30 at 0.3: the first 2-hour run's
     # weak self-play never punished Black openings beside the centre, and its final network forgot the
-    # centre (docs/go.md). The learning-rate drops sit at ~60% and ~85% of the ~18,000 steps two hours
-    # give at that speed on one thread.
+    # centre (docs/go.md). With that alone Black won every self-play game, and White, every position lost,
+    # lost every game to GNU Go; so in half the games one colour draws every move from its visit counts,
+    # an opponent that errs, against which the other learns what wins. The learning-rate drops sit at
+    # ~60% and ~85% of the ~18,000 steps two hours give at that speed on one thread.
     "go5": dict(
         game="go5",
         games=32,
@@ -113,6 +115,7 @@ GO_RECIPES = {
         augment=True,
         simulations=64,
         c_puct=1.0,
+        sampled_side=0.5,
         lr_milestones=[11000, 15500],
         gate_games=0,
         time_budget=120.0,
@@ -127,6 +130,7 @@ GO_RECIPES = {
         augment=True,
         simulations=64,
         c_puct=1.0,
+        sampled_side=0.5,
         train_steps=100,
         lr_milestones=[11000, 15500],
         gate_games=0,

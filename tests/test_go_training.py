@@ -15,6 +15,7 @@ from Go_Training import (
     make_optimizer,
     play_games,
     sample_batch,
+    sampled_colours,
     self_play,
     train_iteration,
 )
@@ -161,3 +162,29 @@ def test_gumbel_self_play_targets_the_improved_policy():
     for pis, actions in zip(results.policies, results.actions):
         np.testing.assert_allclose(pis.sum(axis=1), 1.0, rtol=1e-5)
         assert (pis[np.arange(len(actions)), actions] > 0).all()  # the move played is a legal one
+
+
+def test_sampled_colours_split_games_by_share_and_draw_nothing_at_zero():
+    rngs = [np.random.default_rng(seed) for seed in range(4000)]
+    assert not sampled_colours(rngs, 0.0).any()
+    assert [rng.random() for rng in rngs[:3]] == [np.random.default_rng(s).random() for s in range(3)]  # untouched
+    colours = sampled_colours([np.random.default_rng(seed) for seed in range(4000)], 0.5)
+    shares = [np.mean(colours == c) for c in (1, -1, 0)]
+    np.testing.assert_allclose(shares, [0.25, 0.25, 0.5], atol=0.03)
+
+
+def test_the_sampled_side_draws_its_moves_and_the_other_plays_its_most_visited():
+    torch.manual_seed(0)
+    recipe = GoRecipe(**{**TINY.__dict__, "sampled_side": 1.0, "opening_moves": 0, "simulations": 12})
+    seeds = np.arange(8)
+    results = play_games(recipe.network(), recipe, seeds)
+    colours = sampled_colours([np.random.default_rng(int(s)) for s in seeds], 1.0)
+    off_argmax = {1: 0, -1: 0}
+    for colour, actions, policies in zip(colours, results.actions, results.policies):
+        for ply, (action, policy) in enumerate(zip(actions, policies)):
+            mover = 1 if ply % 2 == 0 else -1  # Black moves first
+            most = policy[action] == policy.max()
+            if mover != colour:
+                assert most  # greedy: a most visited move
+            off_argmax[mover] += not most
+    assert set(colours) == {1, -1} and off_argmax[1] > 0 and off_argmax[-1] > 0
