@@ -42,7 +42,7 @@ def read_rows(path: str) -> list[tuple[np.ndarray, list[int]]]:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = Cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("results", nargs="+", help="evaluate.py --puzzle 3x3 --out files")
     p.add_argument("--radii", type=Cli.int_in(1, 6, "ball radius"), nargs="+", default=[4, 5], help="ball radii")
     args = p.parse_args(argv)

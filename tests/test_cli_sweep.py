@@ -214,6 +214,11 @@ TABLE = {
         },
         [],
     ),
+    "bench/bench_shortening.py": (
+        "main",
+        {"--radii": ["0", "7", "x"]},
+        ["results.json"],
+    ),
     "bench/bench_go_rules.py": (
         "main",
         {"--sizes": ["4", "20", "x"], "--batch": COUNTS, "--rounds": COUNTS},
