@@ -21,6 +21,7 @@ modules add what only they have (the 2x2's whole-cube symmetries, say).
 from __future__ import annotations
 
 import functools
+import itertools
 from typing import Iterable, Sequence
 
 import gymnasium as gym
@@ -104,6 +105,48 @@ def face_adjacent_pairs(n: int) -> np.ndarray:
         pairs += [(base + r * n + c, base + r * n + c + 1) for r in range(n) for c in range(n - 1)]
         pairs += [(base + r * n + c, base + (r + 1) * n + c) for c in range(n) for r in range(n - 1)]
     return np.array(pairs, dtype=np.intp)
+
+
+@functools.cache
+def symmetries(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The 48 symmetries of an ``n`` cube that keep every distance: ``T_k(s) = colours[k][s[perms[k]]]``
+    and ``T_k(apply(s, a)) == apply(T_k(s), move_map[k, a])`` (read-only ``(48, 6 n^2)``, ``(48, 6)`` int8,
+    ``(48, 12)``).
+
+    Symmetry ``k`` is one of the 48 rotations and reflections ``M`` of space that map the cube onto itself:
+    the cube is turned (or mirrored) as a whole by ``M`` and its colours renamed so that each face's centre
+    colour is that face's again. The result is the position conjugated by ``M``: a solution of ``s`` with
+    every move renamed by ``move_map[k]`` solves ``T_k(s)``, so both are equally far from solved (a mirror
+    turns each quarter turn into one the other way round). Symmetry 0 is the identity and 1 the left-right
+    mirror; a network averaged over the first few of them (``Solver_Base.network_fns``) reads a state
+    under several disguises.
+    """
+    stickers, index = geometry(n)
+    normal_face = {tuple(sticker_geometry(n, f, 0, 0)[1]): f for f in range(NUM_FACES)}
+    mirror = np.diag([-1, 1, 1])
+    matrices = [np.eye(3, dtype=int), mirror]
+    for order in itertools.permutations(range(3)):
+        for signs in itertools.product((1, -1), repeat=3):
+            m = np.zeros((3, 3), dtype=int)
+            m[range(3), order] = signs
+            if not any((m == seen).all() for seen in matrices):
+                matrices.append(m)
+    perms, colours, move_map = [], [], []
+    for m in matrices:
+        back = m.T  # the inverse of an orthogonal matrix
+        perm = np.array([index[(tuple(back @ p), tuple(back @ normal))] for p, normal in stickers], dtype=np.intp)
+        renaming = np.empty(NUM_FACES, dtype=np.int8)
+        for normal, face in normal_face.items():
+            renaming[normal_face[tuple(back @ np.array(normal))]] = face
+        inverse = np.argsort(perm)
+        moves = {q.tobytes(): a for a, q in enumerate(move_perms(n))}
+        perms.append(perm)
+        colours.append(renaming)
+        move_map.append([moves[inverse[q[perm]].tobytes()] for q in move_perms(n)])
+    tables = np.stack(perms), np.stack(colours), np.array(move_map, dtype=np.intp)
+    for table in tables:
+        table.setflags(write=False)
+    return tables
 
 
 # --------------------------------------------------------------------------- action mask

@@ -135,7 +135,8 @@ class SolveWorker(threading.Thread):
         The network calls check the cancel flag, as the MCTS search does."""
         value_fn = policy_fn = None
         if self.model is not None:
-            net_value, net_policy = network_fns(self.model, self.device, puzzle=self.puzzle)
+            symmetries = (self.options or SolverOptions()).symmetries
+            net_value, net_policy = network_fns(self.model, self.device, puzzle=self.puzzle, symmetries=symmetries)
 
             def value_fn(cubes):
                 if self.cancel_event.is_set():

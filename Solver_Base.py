@@ -23,7 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from Cube_Model import NO_ACTION
+import Cube_Model
+from Cube_Model import NO_ACTION, NUM_ACTIONS
 from Policy_Value_Net import eval_mode
 from Puzzles import VALUE_PER_MOVE, Puzzle, get_puzzle
 
@@ -35,6 +36,8 @@ PolicyFn = Callable[[np.ndarray], np.ndarray]
 #: states a second in batches of 1,024 as of 8,192 (whose activations overflow the caches), and
 #: the values are bit-identical either way (checked on the 2x2 and 3x3 networks): rows do not mix.
 NETWORK_BATCH = 1024
+#: How many symmetries a cube has (``network_fns``' ``symmetries`` is 1..this).
+SYMMETRY_COUNT = 48
 
 
 @dataclass
@@ -85,24 +88,41 @@ def evaluate_once(fn: ValueFn, puzzle: Puzzle, by_position: bool = False) -> Val
 
 
 def network_fns(
-    model: torch.nn.Module, device=None, batch: int = NETWORK_BATCH, puzzle: Puzzle | str | None = None
+    model: torch.nn.Module,
+    device=None,
+    batch: int = NETWORK_BATCH,
+    puzzle: Puzzle | str | None = None,
+    symmetries: int = 1,
 ) -> tuple[ValueFn, PolicyFn]:
     """``(value_fn, policy_fn)`` of a policy-value network: eval mode, no gradients, ``batch``
-    cubes per forward (bounds memory on millions of cubes); the model's mode is restored.
+    rows per forward (bounds memory on millions of cubes); the model's mode is restored.
     ``puzzle`` (default the 2x2) encodes the cubes; a network of another input size is refused
-    (ValueError) rather than fed what it was not trained on."""
+    (ValueError) rather than fed what it was not trained on. ``symmetries`` (1..48, the solvers'
+    ``--symmetries``): the network reads every cube under the first that many of the cube's
+    symmetries (``Cube_Model.symmetries``; 1: as it is) and the values, and the logits with their moves
+    renamed back, are averaged: a position's distance is the same in every disguise, the network's
+    errors are not, so their mean errs less, at that many times the forwards."""
     puzzle = get_puzzle(puzzle)
     check_network(model, puzzle)
     device = torch.device(device) if device is not None else next(model.parameters()).device
+    if not 1 <= symmetries <= SYMMETRY_COUNT:
+        raise ValueError(f"symmetries must be 1..{SYMMETRY_COUNT}, got {symmetries}")
+    perms, colours, move_map = (table[:symmetries] for table in Cube_Model.symmetries(puzzle.size))
+    rows = max(1, batch // symmetries)  # cubes per forward: ``batch`` network rows in all
 
     def run(cubes: np.ndarray, head: Callable[[torch.Tensor], torch.Tensor], width: tuple) -> np.ndarray:
-        """``head(one-hot rows)`` of every cube, ``batch`` at a time, as float32 ``(n, *width)``."""
+        """``head(one-hot rows)`` of every cube, ``batch`` rows at a time, as float32 ``(n, *width)``;
+        with ``symmetries``, the mean over the disguises (columns from ``width[0] - 12`` on are logits)."""
         cubes = np.asarray(cubes).reshape(-1, puzzle.num_stickers)
         out = [np.zeros((0, *width), np.float32)]
         with eval_mode(model), torch.inference_mode():
-            for i in range(0, len(cubes), batch):
-                obs = torch.from_numpy(puzzle.encode(cubes[i : i + batch])).to(device)
-                out.append(head(obs).float().reshape(-1, *width).cpu().numpy())
+            for i in range(0, len(cubes), rows):
+                chunk = cubes[i : i + rows]
+                if symmetries > 1:
+                    chunk = np.concatenate([colours[k][chunk[:, perms[k]]] for k in range(symmetries)])
+                obs = torch.from_numpy(puzzle.encode(chunk)).to(device)
+                read = head(obs).float().reshape(symmetries, -1, *width).cpu().numpy()
+                out.append(read[0] if symmetries == 1 else _mean_over_symmetries(read, move_map))
         return np.concatenate(out)
 
     # A value search reads no policy: the value alone skips the policy head (the same numbers).
@@ -130,6 +150,19 @@ def network_fns(
     # so ``evaluate_once`` may evaluate one of them and beam search may keep one of them.
     value_fn.reads_positions = policy_fn.reads_positions = bool(getattr(model, "canonical", False))
     return value_fn, policy_fn
+
+
+def _mean_over_symmetries(read: np.ndarray, move_map: np.ndarray) -> np.ndarray:
+    """``(n, *width)``: the mean of ``read (K, n, *width)``, the rows of ``n`` cubes under K symmetries.
+    Values average as they are; logits (the last 12 columns of a row) are first read back in the cube's
+    own move names: the logit of action ``a`` on the cube is that of ``move_map[k, a]`` in disguise ``k``."""
+    if read.ndim == 2:
+        return read.mean(axis=0)
+    read = read.copy()
+    logits = read[..., -NUM_ACTIONS:]
+    for k in range(len(read)):
+        logits[k] = logits[k][:, move_map[k]]
+    return read.mean(axis=0)
 
 
 def check_network(model: torch.nn.Module, puzzle: Puzzle) -> None:

@@ -63,6 +63,7 @@ from Rubik2x2Env import MAX_MOVES
 from Search_Tree import C_PUCT
 from Self_Play import EpisodeResults, play_greedy
 from Solver_Base import (
+    SYMMETRY_COUNT,
     PolicyFn,
     SolveResult,
     ValueFn,
@@ -110,6 +111,8 @@ class SolverOptions:
     seconds: float | None = None  # time limit per cube for beam, astar, bestfirst (--time-limit)
     seed: int = 0  # MCTS's generator for all-zero visit rows, as evaluate.py (--seed)
     max_considered: int = 16  # actions Gumbel's Sequential Halving starts from at the root
+    # The network reads each cube under this many of its 48 symmetries and averages (--symmetries)
+    symmetries: int = 1
 
 
 # --------------------------------------------------------------------------- greedy
@@ -411,7 +414,7 @@ def solve_cubes(
         if model is not None:
             check_network(model, puzzle)
     elif model is not None:
-        net_value, net_policy = network_fns(model, device, puzzle=puzzle)
+        net_value, net_policy = network_fns(model, device, puzzle=puzzle, symmetries=opts.symmetries)
         value_fn = net_value if value_fn is None else value_fn
         policy_fn = net_policy if policy_fn is None else policy_fn
     if value_fn is not None and spec.value_search:
@@ -437,6 +440,7 @@ def solver_puzzle_problem(name: str, puzzle: Puzzle | str | None = None) -> str 
 _nodes = Cli.int_in(1, 100_000_000, "states generated per cube")
 _beam_width = Cli.int_in(1, 10_000_000, "states kept per depth")
 _astar_batch = Cli.int_in(1, 10_000_000, "open nodes expanded per step")
+_symmetries = Cli.int_in(1, SYMMETRY_COUNT, "symmetries averaged")
 
 
 def add_solver_arguments(parser: argparse.ArgumentParser) -> argparse._ArgumentGroup:
@@ -489,6 +493,14 @@ def add_solver_arguments(parser: argparse.ArgumentParser) -> argparse._ArgumentG
         f"(default: {d.astar_lambda})",
     )
     g.add_argument(
+        "--symmetries",
+        type=_symmetries,
+        default=argparse.SUPPRESS,
+        help="the network reads every cube under this many of the cube's 48 symmetries (rotations and "
+        "mirrors, colours renamed) and averages its value and policy: fewer errors, that many times the "
+        f"forwards; beam, astar and greedy (default: {d.symmetries}; see --solver)",
+    )
+    g.add_argument(
         "--max-nodes",
         type=_nodes,
         default=argparse.SUPPRESS,
@@ -528,6 +540,7 @@ _FIELDS_WITH_FLAGS = (
     "c_puct",
     "seconds",
     "seed",
+    "symmetries",
 )
 
 

@@ -99,6 +99,7 @@ TABLE = {
             "--scrambles": PATHS,
             "--workers": COUNTS,
             "--backend": ["bogus"],
+            "--symmetries": ["0", "49", "x"],
         },
         [],
     ),

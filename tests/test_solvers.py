@@ -735,3 +735,50 @@ def test_beam_widen_flag_needs_a_time_limit(capsys):
     assert exc.value.code == 2 and "--beam-widen needs --time-limit" in err and err.count("\n") == 1
     with pytest.raises(ValueError, match="needs --time-limit"):
         S.solve_cubes("beam", SOLVED_STICKERS[None], value_fn=lambda c: np.zeros(len(c)), beam_widen=True)
+
+
+@pytest.mark.parametrize("size", [2, 3])
+def test_cube_symmetries_keep_solved_and_rename_moves(size):
+    """Each of the 48 symmetries fixes the solved cube and maps a move's result to the result of its
+    renamed move; they are 48 different maps, the identity first and the left-right mirror second."""
+    import Cube_Model
+
+    perms, colours, move_map = Cube_Model.symmetries(size)
+    model = Cube_Model.CubeModel(size)
+    cubes, _ = model.batch_scramble(np.random.default_rng(size), 20, 25)
+    assert len({p.tobytes() + c.tobytes() for p, c in zip(perms, colours)}) == 48
+    np.testing.assert_array_equal(perms[0], np.arange(model.num_stickers))
+    assert move_map[1].tolist() == [1, 0, 7, 6, 5, 4, 3, 2, 9, 8, 11, 10]  # U -> U', R -> L', ...
+    for k in range(48):
+        assert sorted(move_map[k]) == list(range(12))
+        np.testing.assert_array_equal(colours[k][model.solved[perms[k]]], model.solved)
+        for a in range(12):
+            actions = np.full(len(cubes), a)
+            moved = colours[k][model.batch_apply_moves(cubes, actions)[:, perms[k]]]
+            renamed = model.batch_apply_moves(colours[k][cubes[:, perms[k]]], np.full(len(cubes), move_map[k, a]))
+            np.testing.assert_array_equal(moved, renamed)
+
+
+def test_network_averaged_over_all_symmetries_reads_every_disguise_alike():
+    """With all 48 symmetries the averaged value is the same for a cube in any disguise, and the averaged
+    logits follow the renamed moves; with 1 it is the plain network; a bad count is refused."""
+    import Cube_Model
+
+    puzzle = get_puzzle("3x3")
+    torch.manual_seed(0)
+    net = PolicyValueNet(obs_dim=puzzle.obs_dim)
+    cubes, _ = puzzle.scramble(np.random.default_rng(0), 5, 20)
+    plain_value, plain_policy = B.network_fns(net, puzzle=puzzle)
+    one_value, _ = B.network_fns(net, puzzle=puzzle, symmetries=1)
+    np.testing.assert_array_equal(one_value(cubes), plain_value(cubes))
+    value_fn, policy_fn = B.network_fns(net, puzzle=puzzle, symmetries=48, batch=96)
+    perms, colours, move_map = Cube_Model.symmetries(3)
+    values, both = value_fn(cubes), policy_fn.with_value(cubes)
+    assert not np.allclose(values, plain_value(cubes), atol=1e-4)  # the average is not the plain reading
+    np.testing.assert_allclose(both[:, 0], values, atol=1e-6)
+    for k in (1, 7, 30):
+        disguised = colours[k][cubes[:, perms[k]]]
+        np.testing.assert_allclose(value_fn(disguised), values, atol=1e-5)
+        np.testing.assert_allclose(policy_fn(disguised)[:, move_map[k]], both[:, 1:], atol=1e-5)
+    with pytest.raises(ValueError, match="symmetries"):
+        B.network_fns(net, puzzle=puzzle, symmetries=49)
