@@ -358,11 +358,15 @@ class SolverSpec:
 #: ``name -> SolverSpec``; solve with ``solve_cubes``.
 SOLVERS = {
     "mcts": SolverSpec(_run_mcts, ("sims", "max_moves", "c_puct"), game_search=True),
-    "greedy": SolverSpec(_run_greedy, ("max_moves",), value_search=True),
+    "greedy": SolverSpec(_run_greedy, ("max_moves", "symmetries"), value_search=True),
     "beam": SolverSpec(
-        _run_beam, ("beam_width", "beam_rank", "beam_widen", "max_moves", "max_nodes", "seconds"), value_search=True
+        _run_beam,
+        ("beam_width", "beam_rank", "beam_widen", "symmetries", "max_moves", "max_nodes", "seconds"),
+        value_search=True,
     ),
-    "astar": SolverSpec(_run_astar, ("astar_lambda", "astar_batch", "max_nodes", "seconds"), value_search=True),
+    "astar": SolverSpec(
+        _run_astar, ("astar_lambda", "astar_batch", "symmetries", "max_nodes", "seconds"), value_search=True
+    ),
     "bestfirst": SolverSpec(_run_bestfirst, ("max_nodes", "seconds"), network=False),
     "gumbel": SolverSpec(_run_gumbel, ("sims", "max_moves", "max_considered"), game_search=True),
 }
