@@ -107,6 +107,23 @@ def face_adjacent_pairs(n: int) -> np.ndarray:
     return np.array(pairs, dtype=np.intp)
 
 
+#: How many symmetries a cube has: the rotations and reflections of space that map it onto itself.
+SYMMETRY_COUNT = 48
+
+
+def renamed_moves(perms: np.ndarray, symmetry: np.ndarray) -> np.ndarray:
+    """``(12,)``: for a whole-cube symmetry ``new = old[symmetry]`` of a cube with move permutations
+    ``perms``, the action that does on the transformed cube what action ``a`` does on the original:
+    ``sym(apply(s, a)) == apply(sym(s), renamed[a])`` (a colour renaming commutes with every move).
+
+    ``sym(apply(s, a)) = s[move_a[symmetry]]`` and ``apply(sym(s), b) = s[symmetry[move_b]]``,
+    so ``move_b = inverse[move_a[symmetry]]``: the face turn seen in the transformed frame.
+    """
+    inverse = np.argsort(symmetry)
+    index = {m.tobytes(): a for a, m in enumerate(perms)}
+    return np.array([index[inverse[m[symmetry]].tobytes()] for m in perms], dtype=np.intp)
+
+
 @functools.cache
 def symmetries(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The 48 symmetries of an ``n`` cube that keep every distance: ``T_k(s) = colours[k][s[perms[k]]]``
@@ -138,11 +155,9 @@ def symmetries(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         renaming = np.empty(NUM_FACES, dtype=np.int8)
         for normal, face in normal_face.items():
             renaming[normal_face[tuple(back @ np.array(normal))]] = face
-        inverse = np.argsort(perm)
-        moves = {q.tobytes(): a for a, q in enumerate(move_perms(n))}
         perms.append(perm)
         colours.append(renaming)
-        move_map.append([moves[inverse[q[perm]].tobytes()] for q in move_perms(n)])
+        move_map.append(renamed_moves(move_perms(n), perm))
     tables = np.stack(perms), np.stack(colours), np.array(move_map, dtype=np.intp)
     for table in tables:
         table.setflags(write=False)

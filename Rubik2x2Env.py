@@ -24,6 +24,7 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 
+import Cube_Model
 from Cube_Model import (  # noqa: F401 - re-exported: the 2x2's names for the shared facts
     ACTION_FACE,
     FACE_NAMES,
@@ -105,16 +106,9 @@ def batch_rotate(cubes: np.ndarray, rotations: np.ndarray) -> np.ndarray:
 
 
 def _renamed_moves(symmetry: np.ndarray) -> np.ndarray:
-    """``(12,)``: for a whole-cube symmetry ``new = old[symmetry]`` (a rotation or the
-    mirror), the action that does on the transformed cube what action ``a`` does on the
-    original: ``sym(apply(s, a)) == apply(sym(s), renamed[a])``.
-
-    ``sym(apply(s, a)) = s[move_a[symmetry]]`` and ``apply(sym(s), b) = s[symmetry[move_b]]``,
-    so ``move_b = inverse[move_a[symmetry]]``: the face turn seen in the transformed frame.
-    """
-    inverse = np.argsort(symmetry)
-    index = {m.tobytes(): a for a, m in enumerate(MOVE_PERMS)}
-    return np.array([index[inverse[m[symmetry]].tobytes()] for m in MOVE_PERMS], dtype=np.intp)
+    """``Cube_Model.renamed_moves`` of the 2x2's moves: the action that does on the cube transformed by
+    ``symmetry`` (a rotation or the mirror) what action ``a`` does on the original."""
+    return Cube_Model.renamed_moves(MOVE_PERMS, symmetry)
 
 
 def _build_canonical_tables() -> tuple[np.ndarray, np.ndarray]:

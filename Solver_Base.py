@@ -24,7 +24,7 @@ import numpy as np
 import torch
 
 import Cube_Model
-from Cube_Model import NO_ACTION, NUM_ACTIONS
+from Cube_Model import NO_ACTION, NUM_ACTIONS, SYMMETRY_COUNT
 from Policy_Value_Net import eval_mode
 from Puzzles import VALUE_PER_MOVE, Puzzle, get_puzzle
 
@@ -36,8 +36,6 @@ PolicyFn = Callable[[np.ndarray], np.ndarray]
 #: states a second in batches of 1,024 as of 8,192 (whose activations overflow the caches), and
 #: the values are bit-identical either way (checked on the 2x2 and 3x3 networks): rows do not mix.
 NETWORK_BATCH = 1024
-#: How many symmetries a cube has (``network_fns``' ``symmetries`` is 1..this).
-SYMMETRY_COUNT = 48
 
 
 @dataclass

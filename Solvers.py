@@ -55,7 +55,7 @@ import numpy as np
 import torch
 
 import Cli
-from Cube_Model import NO_ACTION
+from Cube_Model import NO_ACTION, SYMMETRY_COUNT
 from Gumbel_MCTS import play_gumbel_episodes
 from MCTS_Core import MCTS
 from Puzzles import PUZZLES, Puzzle, get_puzzle
@@ -63,7 +63,6 @@ from Rubik2x2Env import MAX_MOVES
 from Search_Tree import C_PUCT
 from Self_Play import EpisodeResults, play_greedy
 from Solver_Base import (
-    SYMMETRY_COUNT,
     PolicyFn,
     SolveResult,
     ValueFn,
