@@ -100,10 +100,12 @@ def parse_args(argv=None, description: str | None = None) -> argparse.Namespace:
         (args.filters >= 1 and args.history >= 1, "--filters and --history must be at least 1"),
         (args.lr > 0 and args.c_puct > 0, "--lr and --c-puct must be positive"),
         (
-            max(args.noise_fraction, args.buffer_fraction, args.gate_threshold, args.sampled_side) <= 1,
-            "--noise-fraction, --buffer-fraction, --gate-threshold and --sampled-side are 0..1",
+            max(args.noise_fraction, args.buffer_fraction, args.gate_threshold, args.sampled_side, args.sampled_epsilon)
+            <= 1,
+            "--noise-fraction, --buffer-fraction, --gate-threshold, --sampled-side and --sampled-epsilon are 0..1",
         ),  # fmt: skip
         (args.dirichlet_alpha > 0, "--dirichlet-alpha must be positive"),
+        (args.sampled_temperature > 0, "--sampled-temperature must be positive"),
         (
             args.sampled_side == 0 or args.search == "puct",
             "--sampled-side is a setting of PUCT self-play (--search puct)",

@@ -4,7 +4,8 @@ One iteration (``train_iteration``): ``games`` self-play games in lockstep (``Se
 each move a PUCT search (``MCTS_Core.MCTS``) of ``simulations`` simulations with Dirichlet noise mixed into
 the root's priors (``(1 - noise) P + noise Dir(alpha)`` over the legal moves), the move drawn from the visit
 counts at temperature 1 for the first ``opening_moves`` moves of a game and the most visited move after
-that (with ``sampled_side``, in that share of the games one colour draws every move from its counts);
+that (with ``sampled_side``, in that share of the games one colour draws every move from its counts, at
+``sampled_temperature``, and with probability ``sampled_epsilon`` plays a uniformly random move instead);
 every searched state becomes a sample (evaluator row, visit-count policy, outcome +-1 for its player to
 move: ``Self_Play.OUTCOME_TARGET``). The games go into a ``ReplayBuffer`` that keeps the last
 ``buffer_fraction`` of all games played (at least ``buffer_min_games``); then ``train_steps`` steps of SGD
@@ -75,6 +76,10 @@ class GoRecipe:
     # The share of PUCT self-play games in which one colour, drawn at random, draws every move from its
     # visit counts (a fallible opponent: the other colour learns which positions make it err; 0: the seed's)
     sampled_side: float = 0.0
+    # How the sampled colour errs: its visit counts drawn at this temperature, and with this probability a
+    # move drawn uniformly from its legal moves other than pass instead (1.0 and 0: the plain draw)
+    sampled_temperature: float = 1.0
+    sampled_epsilon: float = 0.0
     search: str = "puct"  # self-play's search: SEARCHES
     gate_games: int = 30  # the seed's arena after each iteration's training (0: none; ``gate``)
     gate_threshold: float = 0.55  # the trained network is kept if it scores more than this share
@@ -160,6 +165,13 @@ def sampled_colours(rngs: list[np.random.Generator], share: float) -> np.ndarray
     return np.where(draws < share / 2, 1, np.where(draws < share, -1, 0)).astype(np.int8)
 
 
+def fallible_move(legal: np.ndarray, rng: np.random.Generator) -> int:
+    """The sampled colour's error (``sampled_epsilon``): a move drawn uniformly from the legal moves other
+    than pass (the last action), pass only when nothing else is legal."""
+    points = np.flatnonzero(legal[:-1])
+    return int(rng.choice(points)) if len(points) else len(legal) - 1
+
+
 def puct_chooser(model, recipe: GoRecipe, game: GoGame, rngs: list[np.random.Generator]):
     """``(search, choose)`` of PUCT self-play with root noise: the move drawn from the visit counts (each
     game's own generator) for the opening moves, the most visited after; policy target the visit counts."""
@@ -179,10 +191,18 @@ def puct_chooser(model, recipe: GoRecipe, game: GoGame, rngs: list[np.random.Gen
         masks, games = game.legal_mask(states), states[GAME_INDEX]
         search.root_rngs = [rngs[g] for g in games]
         visits = search.run_batch(states, masks)
-        sampled = (states["move_count"] < opening) | (states["to_play"] == sampled_colour[games])
-        modes = np.where(sampled, "sample", "greedy")
+        fallible = states["to_play"] == sampled_colour[games]
+        modes = np.where(fallible | (states["move_count"] < opening), "sample", "greedy")
         actions = [
-            pick_actions_batch(visits[b : b + 1], modes[b], 1.0, rngs[g], masks[b : b + 1])[0]
+            fallible_move(masks[b], rngs[g])
+            if fallible[b] and recipe.sampled_epsilon > 0 and rngs[g].random() < recipe.sampled_epsilon
+            else pick_actions_batch(
+                visits[b : b + 1],
+                modes[b],
+                recipe.sampled_temperature if fallible[b] else 1.0,
+                rngs[g],
+                masks[b : b + 1],
+            )[0]
             for b, g in enumerate(games)
         ]
         return np.array(actions), visits_to_policy(visits), {}

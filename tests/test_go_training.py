@@ -188,3 +188,23 @@ def test_the_sampled_side_draws_its_moves_and_the_other_plays_its_most_visited()
                 assert most  # greedy: a most visited move
             off_argmax[mover] += not most
     assert set(colours) == {1, -1} and off_argmax[1] > 0 and off_argmax[-1] > 0
+
+
+def test_a_sampled_side_with_epsilon_one_plays_uniform_moves_other_than_pass():
+    torch.manual_seed(0)
+    recipe = GoRecipe(
+        **{**TINY.__dict__, "sampled_side": 1.0, "sampled_epsilon": 1.0, "opening_moves": 0, "simulations": 4}
+    )
+    seeds = np.arange(8)
+    results = play_games(recipe.network(), recipe, seeds)
+    colours = sampled_colours([np.random.default_rng(int(s)) for s in seeds], 1.0)
+    unvisited = 0
+    for colour, actions, policies in zip(colours, results.actions, results.policies):
+        for ply, (action, policy) in enumerate(zip(actions, policies)):
+            mover = 1 if ply % 2 == 0 else -1
+            if mover == colour:
+                assert action != 25  # never a pass while a point is legal (12 moves cannot fill the board)
+                unvisited += policy[action] == 0  # 4 simulations visit few moves: a uniform draw leaves them
+            else:
+                assert policy[action] == policy.max()
+    assert unvisited > 0
