@@ -69,6 +69,9 @@ class Puzzle:
     #: ``random_states(rng, batch) -> (batch, stickers)``: uniformly random positions (the 2x2:
     #: drawn from the exact solver's table of all 3,674,160; the 3x3: from its cubies).
     random_states: Callable | None = field(default=None, repr=False)
+    #: ``inverse_states(cubes) -> (B, stickers)``: each position's inverse (the 3x3, from its cubies;
+    #: ``Solver_Views`` solves a cube from its inverse too), None where not available (the 2x2).
+    inverse_states: Callable | None = field(default=None, repr=False)
     #: The solver the scripts use when no ``--solver`` is given, and the budgets it then gets for
     #: the flags not given (``Solvers.SolverOptions`` field -> value): the 2x2's is the original's
     #: MCTS with its defaults (the scripts' MCTS and Gumbel paths: the 2x2 only, see ``script_searches``).
@@ -264,6 +267,7 @@ PUZZLES = {
         log_dir="training_logs_3x3",
         eval_max_len=26,  # every 3x3 position is within 26 quarter turns
         random_states=Rubik3x3Env.random_states,
+        inverse_states=Rubik3x3Env.inverse_states,
         # The configuration measured in docs/puzzles.md: the mixed beam of 4,000 solves 100 of 100
         # uniformly random positions at 25.2 quarter turns, 7 s a cube on one thread (~12 W states a
         # step: 8,000,000 leaves room for ~166 steps); the network averaged over 4 of the cube's

@@ -131,6 +131,22 @@ def stickers_to_cubies(cubes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.nd
     return tuple(parts)
 
 
+def inverse_states(cubes: np.ndarray) -> np.ndarray:
+    """``(B, 54)`` int8: the inverse of each position, the one that the cube's scramble undoes: if the
+    moves ``m_1 .. m_k`` make ``cube`` from the solved cube, the inverses of ``m_k .. m_1`` make its
+    inverse (so a solution of the inverse, reversed with every move inverted, solves the cube, equally
+    long). Cubie ``c`` in slot ``s`` turned ``o`` becomes cubie ``s`` in slot ``c`` turned ``-o``."""
+    cp, co, ep, eo = stickers_to_cubies(cubes)
+    rows = np.arange(len(cp))[:, None]
+    parts = []
+    for perm, turn, turns in ((cp, co, 3), (ep, eo, 2)):
+        inv_perm, inv_turn = np.empty_like(perm), np.empty_like(turn)
+        inv_perm[rows, perm] = np.arange(perm.shape[1])
+        inv_turn[rows, perm] = -turn % turns
+        parts += [inv_perm, inv_turn]
+    return cubies_to_stickers(*parts)
+
+
 def random_states(rng: np.random.Generator, batch: int) -> np.ndarray:
     """``(batch, 54)`` int8: uniformly random 3x3 positions (see the module docstring): the
     permutations uniform, the edges' parity then made the corners' by swapping the first two

@@ -74,6 +74,7 @@ from Solver_Base import (
     verify,
     verify_batch,
 )
+from Solver_Views import solve_from_views, view_count_limit
 from Tree_Searches import BEAM_RANKS, astar_lockstep, beam_lockstep, beam_widening, bestfirst
 
 GREEDY_CHUNK = 1 << 16  # cubes per lockstep greedy batch: bounds the (chunk, A, stickers) children
@@ -112,6 +113,8 @@ class SolverOptions:
     max_considered: int = 16  # actions Gumbel's Sequential Halving starts from at the root
     # The network reads each cube under this many of its 48 symmetries and averages (--symmetries)
     symmetries: int = 1
+    # Solve each cube from this many views (disguises and its inverse), keep the shortest (--views)
+    views: int = 1
 
 
 # --------------------------------------------------------------------------- greedy
@@ -357,14 +360,14 @@ class SolverSpec:
 #: ``name -> SolverSpec``; solve with ``solve_cubes``.
 SOLVERS = {
     "mcts": SolverSpec(_run_mcts, ("sims", "max_moves", "c_puct"), game_search=True),
-    "greedy": SolverSpec(_run_greedy, ("max_moves", "symmetries"), value_search=True),
+    "greedy": SolverSpec(_run_greedy, ("max_moves", "symmetries", "views"), value_search=True),
     "beam": SolverSpec(
         _run_beam,
-        ("beam_width", "beam_rank", "beam_widen", "symmetries", "max_moves", "max_nodes", "seconds"),
+        ("beam_width", "beam_rank", "beam_widen", "symmetries", "views", "max_moves", "max_nodes", "seconds"),
         value_search=True,
     ),
     "astar": SolverSpec(
-        _run_astar, ("astar_lambda", "astar_batch", "symmetries", "max_nodes", "seconds"), value_search=True
+        _run_astar, ("astar_lambda", "astar_batch", "symmetries", "views", "max_nodes", "seconds"), value_search=True
     ),
     "bestfirst": SolverSpec(_run_bestfirst, ("max_nodes", "seconds"), network=False),
     "gumbel": SolverSpec(_run_gumbel, ("sims", "max_moves", "max_considered"), game_search=True),
@@ -422,6 +425,10 @@ def solve_cubes(
         policy_fn = net_policy if policy_fn is None else policy_fn
     if value_fn is not None and spec.value_search:
         value_fn = evaluate_once(value_fn, puzzle, getattr(value_fn, "reads_positions", False))
+    if opts.views > 1:
+        if not spec.value_search:
+            raise ValueError(f"the {name} solver has no views: --views is for beam, astar and greedy")
+        return solve_from_views(spec.run, cubes, last, count, opts, puzzle, model, value_fn, policy_fn, device, puzzle)
     return spec.run(cubes, last, count, opts, model, value_fn, policy_fn, device, puzzle)
 
 
@@ -444,6 +451,7 @@ _nodes = Cli.int_in(1, 100_000_000, "states generated per cube")
 _beam_width = Cli.int_in(1, 10_000_000, "states kept per depth")
 _astar_batch = Cli.int_in(1, 10_000_000, "open nodes expanded per step")
 _symmetries = Cli.int_in(1, SYMMETRY_COUNT, "symmetries averaged")
+_views = Cli.int_in(1, 2 * SYMMETRY_COUNT, "views")  # the 2x2, without inverses, has half (Solver_Views)
 
 
 def add_solver_arguments(parser: argparse.ArgumentParser) -> argparse._ArgumentGroup:
@@ -504,6 +512,14 @@ def add_solver_arguments(parser: argparse.ArgumentParser) -> argparse._ArgumentG
         f"forwards; beam, astar and greedy (default: {d.symmetries}; see --solver)",
     )
     g.add_argument(
+        "--views",
+        type=_views,
+        default=argparse.SUPPRESS,
+        help="solve every cube from this many views (the cube and its inverse, each under the cube's "
+        "symmetries) and keep the shortest solution, the budgets shared among them; beam, astar and greedy "
+        f"(default: {d.views}; see --solver)",
+    )
+    g.add_argument(
         "--max-nodes",
         type=_nodes,
         default=argparse.SUPPRESS,
@@ -544,6 +560,7 @@ _FIELDS_WITH_FLAGS = (
     "seconds",
     "seed",
     "symmetries",
+    "views",
 )
 
 
@@ -551,8 +568,8 @@ def resolve_solver(args: argparse.Namespace) -> None:
     """Without ``--solver``: the puzzle's default solver (``Puzzle.default_solver``; the 2x2's is
     mcts, as always) and, for every budget flag not given, its budget
     (``Puzzle.default_solver_options``). Changes ``args`` in place; call it after parsing.
-    ``--beam-widen`` without a time limit (given, or the puzzle's default) ends the run: one
-    sentence on stderr, exit status 2."""
+    ``--beam-widen`` without a time limit (given, or the puzzle's default), or ``--views`` that the
+    solver or the puzzle does not have, ends the run: one sentence on stderr, exit status 2."""
     if args.solver is None:
         puzzle = get_puzzle(getattr(args, "puzzle", None))
         args.solver = puzzle.default_solver
@@ -562,6 +579,11 @@ def resolve_solver(args: argparse.Namespace) -> None:
                 setattr(args, flag, value)
     if getattr(args, "beam_widen", False) and getattr(args, "time_limit", None) is None:
         raise SystemExit(Cli.fail("--beam-widen needs --time-limit: the beam widens until the limit"))
+    views, puzzle = getattr(args, "views", 1), get_puzzle(getattr(args, "puzzle", None))
+    if views > 1 and not SOLVERS[args.solver].value_search:
+        raise SystemExit(Cli.fail(f"--views is for --solver beam, astar and greedy, not {args.solver}"))
+    if views > view_count_limit(puzzle):
+        raise SystemExit(Cli.fail(f"--views is at most {view_count_limit(puzzle)} for the {puzzle.name}"))
 
 
 def options_from_args(args: argparse.Namespace) -> SolverOptions:

@@ -100,6 +100,7 @@ TABLE = {
             "--workers": COUNTS,
             "--backend": ["bogus"],
             "--symmetries": ["0", "49", "x"],
+            "--views": ["0", "97", "x"],
         },
         [],
     ),
