@@ -268,14 +268,14 @@ PUZZLES = {
         eval_max_len=26,  # every 3x3 position is within 26 quarter turns
         random_states=Rubik3x3Env.random_states,
         inverse_states=Rubik3x3Env.inverse_states,
-        # The configuration measured in docs/puzzles.md: the mixed beam of 4,000 solves 100 of 100
-        # uniformly random positions at 25.2 quarter turns, 7 s a cube on one thread (~12 W states a
-        # step: 8,000,000 leaves room for ~166 steps); the network averaged over 4 of the cube's
-        # symmetries shortens the solutions by about half a move at about 3.7x the time.
+        # The configuration measured in docs/puzzles.md: the mixed beam of 2,000 from 8 views of every cube
+        # (the cube and its inverse under 4 symmetries, Solver_Views), the shortest solution kept: about
+        # two moves shorter than one beam of 4,000 at about the time of four; each view gets an eighth of
+        # the 16,000,000 states (~12 W states a step: room for ~83 steps) and of the minute.
         default_solver="beam",
         script_searches=False,
         default_solver_options=MappingProxyType(
-            {"beam_width": 4000, "beam_rank": "mixed", "symmetries": 4, "max_nodes": 8_000_000, "seconds": 60.0}
+            {"beam_width": 2000, "beam_rank": "mixed", "views": 8, "max_nodes": 16_000_000, "seconds": 60.0}
         ),
     ),
 }
