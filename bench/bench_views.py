@@ -66,4 +66,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    Cli.run_script(main)

@@ -216,6 +216,11 @@ TABLE = {
         },
         [],
     ),
+    "bench/bench_views.py": (
+        "main",
+        {"--cubes": ["0", "x"], "--views": ["0", "97", "x"], "--beam-width": ["0", "x"], "--seed": SEEDS},
+        [],
+    ),
     "bench/bench_shortening.py": (
         "main",
         {"--radii": ["0", "7", "x"]},
