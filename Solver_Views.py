@@ -35,9 +35,13 @@ class View:
     inverse: bool  # the cube's inverse rather than the cube
 
 
+#: The most views any puzzle has: every symmetry of the cube and of its inverse.
+MAX_VIEWS = 2 * Cube_Model.SYMMETRY_COUNT
+
+
 def view_count_limit(puzzle: Puzzle) -> int:
     """How many distinct views ``puzzle`` has: its symmetries, twice with an inverse."""
-    return Cube_Model.SYMMETRY_COUNT * (2 if puzzle.inverse_states is not None else 1)
+    return MAX_VIEWS if puzzle.inverse_states is not None else Cube_Model.SYMMETRY_COUNT
 
 
 def view_list(puzzle: Puzzle, count: int) -> list[View]:
@@ -64,15 +68,14 @@ def solve_from_views(
         seconds=None if opts.seconds is None else opts.seconds / len(views),
     )
     results = run(np.concatenate(starts), np.concatenate(lasts), np.concatenate(counts), share, *args)
-    move_map = Cube_Model.symmetries(puzzle.size)[2]
     best = []
     for i, cube in enumerate(cubes):
         mine = [results[v * len(cubes) + i] for v in range(len(views))]
-        solutions = [cube_moves(r.moves, view, move_map) for r, view in zip(mine, views) if r.solved]
+        found = (cube_solution(cube, r, view, puzzle) for r, view in zip(mine, views))
+        solutions = [moves for moves in found if moves is not None]
         # Unsolved: view 0's walk (the cube itself, symmetry 0 being the identity).
         moves = min(solutions, key=len) if solutions else list(mine[0].moves)
-        solved = bool(solutions) and verify(cube, moves, puzzle)
-        best.append(SolveResult(moves, solved, sum(r.nodes for r in mine), sum(r.seconds for r in mine)))
+        best.append(SolveResult(moves, bool(solutions), sum(r.nodes for r in mine), sum(r.seconds for r in mine)))
     return best
 
 
@@ -93,3 +96,12 @@ def cube_moves(moves, view: View, move_map: np.ndarray) -> list[int]:
     back = np.argsort(move_map[view.symmetry])  # T(apply(s, a)) == apply(T(s), move_map[a])
     renamed = back[np.asarray(moves, dtype=np.intp)]
     return [int(a) ^ 1 for a in renamed[::-1]] if view.inverse else [int(a) for a in renamed]
+
+
+def cube_solution(cube: np.ndarray, result: SolveResult, view: View, puzzle: Puzzle) -> list[int] | None:
+    """A view's result as a solution of ``cube`` in the cube's own moves, replayed on the cube; None when
+    the view's search did not solve it."""
+    if not result.solved:
+        return None
+    moves = cube_moves(result.moves, view, Cube_Model.symmetries(puzzle.size)[2])
+    return moves if verify(cube, moves, puzzle) else None

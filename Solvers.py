@@ -74,7 +74,7 @@ from Solver_Base import (
     verify,
     verify_batch,
 )
-from Solver_Views import solve_from_views, view_count_limit
+from Solver_Views import MAX_VIEWS, solve_from_views, view_count_limit
 from Tree_Searches import BEAM_RANKS, astar_lockstep, beam_lockstep, beam_widening, bestfirst
 
 GREEDY_CHUNK = 1 << 16  # cubes per lockstep greedy batch: bounds the (chunk, A, stickers) children
@@ -451,7 +451,7 @@ _nodes = Cli.int_in(1, 100_000_000, "states generated per cube")
 _beam_width = Cli.int_in(1, 10_000_000, "states kept per depth")
 _astar_batch = Cli.int_in(1, 10_000_000, "open nodes expanded per step")
 _symmetries = Cli.int_in(1, SYMMETRY_COUNT, "symmetries averaged")
-_views = Cli.int_in(1, 2 * SYMMETRY_COUNT, "views")  # the 2x2, without inverses, has half (Solver_Views)
+_views = Cli.int_in(1, MAX_VIEWS, "views")  # each puzzle's own limit is checked in resolve_solver
 
 
 def add_solver_arguments(parser: argparse.ArgumentParser) -> argparse._ArgumentGroup:

@@ -17,11 +17,10 @@ import torch
 
 import common  # noqa: F401  (import paths)
 from common import Cli
-from Cube_Model import symmetries
 from Policy_Value_Net import load_model
 from Puzzles import get_puzzle
-from Solver_Base import network_fns, verify
-from Solver_Views import cube_moves, disguise, view_count_limit, view_list
+from Solver_Base import network_fns
+from Solver_Views import cube_solution, disguise, view_count_limit, view_list
 from Solvers import solve_cubes
 
 P3 = get_puzzle("3x3")
@@ -42,7 +41,6 @@ def main(argv=None) -> int:
     torch.set_num_threads(1)
     cubes = P3.random_states(np.random.default_rng(args.seed), args.cubes)
     value_fn, policy_fn = network_fns(model, puzzle=P3)
-    move_map = symmetries(3)[2]
     lengths = np.full((args.views, args.cubes), np.inf)
     started = time.perf_counter()
     for v, view in enumerate(view_list(P3, args.views)):
@@ -52,8 +50,8 @@ def main(argv=None) -> int:
             beam_width=args.beam_width, beam_rank="mixed", max_moves=P3.default_max_moves, max_nodes=10**8,
         )  # fmt: skip
         for i, result in enumerate(results):
-            moves = cube_moves(result.moves, view, move_map)
-            if result.solved and verify(cubes[i], moves, P3):
+            moves = cube_solution(cubes[i], result, view, P3)
+            if moves is not None:
                 lengths[v, i] = len(moves)
         shown = " ".join("-" if np.isinf(n) else str(int(n)) for n in lengths[v])
         name = f"symmetry {view.symmetry}{' inverse' if view.inverse else ''}"
@@ -61,7 +59,8 @@ def main(argv=None) -> int:
     for v in range(1, args.views + 1):
         best = lengths[:v].min(axis=0)
         solved = np.isfinite(best)
-        print(f"best of the first {v}: solved {solved.sum()}/{args.cubes}, mean {best[solved].mean():.2f}")
+        mean = f"{best[solved].mean():.2f}" if solved.any() else "-"
+        print(f"best of the first {v}: solved {solved.sum()}/{args.cubes}, mean {mean}")
     return 0
 
 
