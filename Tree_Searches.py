@@ -141,7 +141,8 @@ def beam(
     policy is evaluated on the beam, its children need no evaluation). A state reached twice
     within one depth is kept once (its best-ranked copy); ties keep beam order, then the
     lowest action. Budgets: ``max_depth`` moves, ``max_nodes`` children generated (never
-    exceeded: a depth that would exceed it is not started), ``seconds``. ``by_position``: states
+    exceeded: a depth that would exceed it is not started), ``seconds`` (a depth that would end past
+    it, at the last depth's cost, is not started). ``by_position``: states
     are "the same" when they are one position up to a whole-cube turn (``Puzzle.position_keys``;
     for a network with a canonical orientation, which cannot tell them apart), so the beam
     never spends two places on one position.
@@ -293,11 +294,15 @@ def _beam_search(
     # mixed rank: the beam's logits, read with its values when it was proposed (the root's here)
     logits = np.asarray((yield root))[:, 1:] if rank == "mixed" else None
     expanded = keys_of(root)  # sorted keys of every state a beam has held
-    nodes = 0
+    nodes, depth_began = 0, clock()
     for _ in range(max_depth):
         legal = puzzle.legal_action_mask(lasts, counts)  # [k, 12]
-        if nodes + int(legal.sum()) > max_nodes or (seconds is not None and clock() > seconds):
+        # A depth costs about what the last one did (once the beam is full, exactly the same work), so
+        # one that would end past the time limit is not started: the limit holds to within a depth's jitter.
+        now = clock()
+        if nodes + int(legal.sum()) > max_nodes or (seconds is not None and 2 * now - depth_began > seconds):
             break
+        depth_began = now
         parent, action = np.nonzero(legal)  # beam order, then action order
         children = puzzle.apply(states[parent], action)
         nodes += len(children)

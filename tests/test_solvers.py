@@ -157,6 +157,23 @@ def test_budgets_are_not_solves(by_distance, exact):
     assert not r.solved and len(r.moves) == 5
 
 
+@pytest.mark.parametrize("limit", [0.5, 2.5, 3.0, 4.5, 7.9])
+def test_beam_does_not_start_a_depth_that_would_end_past_its_time_limit(by_distance, limit):
+    """Each network read costs one fake second: the beam stops while it is within ``limit`` seconds, at
+    the last depth that fits (the limit holds to within a depth's jitter, not a whole depth)."""
+    clock = [0.0]
+    search = T._beam_search(
+        by_distance[14][0], NO_ACTION, 0, 4, 30, 10**9, "value", limit, lambda: clock[0], get_puzzle("2x2")
+    )  # fmt: skip
+    reads, request = 0, next(search)
+    with pytest.raises(StopIteration) as stop:
+        while True:
+            reads, clock[0] = reads + 1, clock[0] + 1.0
+            request = search.send(np.zeros(len(request)))
+    assert not stop.value.value.solved
+    assert clock[0] <= max(limit, 1.0) < clock[0] + 1.0  # the first depth always runs
+
+
 def test_wrong_values_never_claim_a_solve(by_distance, solver):
     rng = np.random.default_rng(0)
 
