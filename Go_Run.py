@@ -123,7 +123,9 @@ def state_to_dict(run: GoRun, args: argparse.Namespace) -> dict:
         "optimizer": run.optimizer.state_dict(),
         "scheduler": run.scheduler.state_dict(),
         "buffer_games_added": run.buffer.games_added,
-        "buffer": [[torch.from_numpy(np.ascontiguousarray(part)) for part in game] for game in games],
+        # np.require copies only arrays torch cannot share: strided ones, and read-only ones (Ray's workers'
+        # results come back read-only from its object store).
+        "buffer": [[torch.from_numpy(np.require(part, requirements=("C", "W"))) for part in game] for game in games],
         "metrics": run.metrics,
         "args": json.dumps(vars(args)),
     }
