@@ -166,8 +166,10 @@ def summary_line(what: str, s: dict) -> str:
 
 
 def match_one(args: argparse.Namespace, path: str) -> dict:
-    """The match of the model ``path``: printed, and its summaries (overall, as Black, as White)."""
-    model = load_agent_model(path, args.game)
+    """The match of the model ``path`` (None: the board's model file, here or in pretrained/): printed, and its
+    summaries (overall, as Black, as White)."""
+    path = find_checkpoint(path, f"go{args.game}_policy_value.pt")
+    model = load_go_model(path, args.game)
     game = go_game(args.game, args.komi, history=model.history)
     rng = np.random.default_rng(args.seed)
     agent = TimedPlayer(

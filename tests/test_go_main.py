@@ -118,6 +118,14 @@ def test_match_against_random_and_one_game_shown(tiny_run, tmp_path, capsys):
     assert "A B C D E" in out and "Result: " in out
 
 
+def test_match_without_a_checkpoint_plays_the_shipped_model(tmp_path):
+    argv = ["--game", "go5", "--opponent", "random", "--games", "2", "--sims", "2", "--out-dir", str(tmp_path)]
+    assert evaluate.main(argv) == 0
+    (result,) = json.loads((tmp_path / "results.json").read_text())
+    assert result["checkpoint"].endswith(os.path.join("pretrained", "go5_policy_value.pt"))
+    assert result["all"]["games"] == 2 and len(list((tmp_path / "sgf" / "go5_policy_value").glob("*.sgf"))) == 2
+
+
 def test_recipes_set_defaults_that_flags_override():
     go5 = Go_Args.recipe_of(Go_Args.parse_args(["--game", "go5", "--recipe", "go5", "--games", "8"]))
     assert (go5.games, go5.buffer_min_games, go5.augment, go5.size) == (8, 128, True, 5)
