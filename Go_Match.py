@@ -131,9 +131,14 @@ def check_gnugo(path: str) -> None:
         raise FileNotFoundError(f"GNU Go was not found at {path}: {GNUGO_INSTALL_HINT}.")
 
 
+def agent_checkpoint(path: str | None, size: int) -> str:
+    """``path``, or by default the board's model file, here or in pretrained/."""
+    return find_checkpoint(path, f"go{size}_policy_value.pt")
+
+
 def load_agent_model(path: str | None, size: int):
-    """The Go network of ``path`` (default: the board's model file, here or in pretrained/)."""
-    return load_go_model(find_checkpoint(path, f"go{size}_policy_value.pt"), size)
+    """The Go network of ``path`` (default: ``agent_checkpoint``'s)."""
+    return load_go_model(agent_checkpoint(path, size), size)
 
 
 def make_opponent(args: argparse.Namespace, rng: np.random.Generator, agent: TimedPlayer):
@@ -168,7 +173,7 @@ def summary_line(what: str, s: dict) -> str:
 def match_one(args: argparse.Namespace, path: str) -> dict:
     """The match of the model ``path`` (None: the board's model file, here or in pretrained/): printed, and its
     summaries (overall, as Black, as White)."""
-    path = find_checkpoint(path, f"go{args.game}_policy_value.pt")
+    path = agent_checkpoint(path, args.game)
     model = load_go_model(path, args.game)
     game = go_game(args.game, args.komi, history=model.history)
     rng = np.random.default_rng(args.seed)
