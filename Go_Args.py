@@ -105,10 +105,13 @@ def parse_args(argv=None, description: str | None = None) -> argparse.Namespace:
             "--noise-fraction, --buffer-fraction, --gate-threshold, --sampled-side and --sampled-epsilon are 0..1",
         ),  # fmt: skip
         (args.dirichlet_alpha > 0, "--dirichlet-alpha must be positive"),
-        (args.sampled_temperature > 0, "--sampled-temperature must be positive"),
         (
             args.sampled_side == 0 or args.search == "puct",
             "--sampled-side is a setting of PUCT self-play (--search puct)",
+        ),
+        (
+            args.sampled_side > 0 or (args.sampled_simulations == 0 and args.sampled_c_puct == 0),
+            "--sampled-simulations and --sampled-c-puct need --sampled-side above 0",
         ),
     ]
     for ok, message in checks:

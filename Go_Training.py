@@ -45,7 +45,7 @@ from Go_Net import BLOCKS, FILTERS, GoNet
 from Gumbel_MCTS import GumbelMCTS
 from MCTS_Core import MCTS, NetworkEvaluator
 from Policy_Value_Net import eval_mode
-from Self_Play import OUTCOME_TARGET, EpisodeResults, play_lockstep, visits_to_policy
+from Self_Play import OUTCOME_TARGET, EpisodeResults, play_lockstep, take_rows, visits_to_policy
 from Train_Network import alphazero_loss
 
 
@@ -80,6 +80,11 @@ class GoRecipe:
     # move drawn uniformly from its legal moves other than pass instead (1.0 and 0: the plain draw)
     sampled_temperature: float = 1.0
     sampled_epsilon: float = 0.0
+    # The sampled colour's own search (0: ``simulations``, ``c_puct``): a weaker one errs the way a weak
+    # player does (the first 2-hour run's self-play, whose White learned to beat GNU Go's Black); with
+    # ``sampled_temperature`` 0 it plays its most visited move, as the other colour does
+    sampled_simulations: int = 0
+    sampled_c_puct: float = 0.0
     search: str = "puct"  # self-play's search: SEARCHES
     gate_games: int = 30  # the seed's arena after each iteration's training (0: none; ``gate``)
     gate_threshold: float = 0.55  # the trained network is kept if it scores more than this share
@@ -172,34 +177,61 @@ def fallible_move(legal: np.ndarray, rng: np.random.Generator) -> int:
     return int(rng.choice(points)) if len(points) else len(legal) - 1
 
 
+def sampled_side_search(recipe: GoRecipe) -> tuple[int, float] | None:
+    """``(simulations, c_puct)`` of the sampled colour's own search, or None when it searches as the other."""
+    own = (recipe.sampled_simulations or recipe.simulations, recipe.sampled_c_puct or recipe.c_puct)
+    return None if recipe.sampled_side == 0 or own == (recipe.simulations, recipe.c_puct) else own
+
+
 def puct_chooser(model, recipe: GoRecipe, game: GoGame, rngs: list[np.random.Generator]):
     """``(search, choose)`` of PUCT self-play with root noise: the move drawn from the visit counts (each
-    game's own generator) for the opening moves, the most visited after; policy target the visit counts."""
-    search = NoisyRootMCTS(
-        model,
-        c_puct=recipe.c_puct,
-        num_simulations=recipe.simulations,
-        evaluator=ChunkedEvaluator(model, game=game),
-        game=game,
-        alpha=recipe.dirichlet_alpha,
-        fraction=recipe.noise_fraction,
-    )
+    game's own generator) for the opening moves, the most visited after; policy target the visit counts.
+    The sampled colour (``sampled_side``) searches with its own settings where they differ."""
+    evaluator = ChunkedEvaluator(model, game=game)  # one cache for both searches: the weights are fixed
+
+    def noisy_search(simulations: int, c_puct: float) -> NoisyRootMCTS:
+        return NoisyRootMCTS(
+            model,
+            c_puct=c_puct,
+            num_simulations=simulations,
+            evaluator=evaluator,
+            game=game,
+            alpha=recipe.dirichlet_alpha,
+            fraction=recipe.noise_fraction,
+        )
+
+    search = noisy_search(recipe.simulations, recipe.c_puct)
+    own = sampled_side_search(recipe)
+    sampled_search = search if own is None else noisy_search(*own)
     opening = recipe.opening()
     sampled_colour = sampled_colours(rngs, recipe.sampled_side)
+    draws_all = recipe.sampled_temperature > 0  # 0: the sampled colour picks its moves as the other does
+
+    def visits_of(states: dict, masks: np.ndarray, games: np.ndarray, fallible: np.ndarray) -> np.ndarray:
+        """Each root's visit counts, the sampled colour's from its own search (each game's noise is drawn
+        from its own generator, so the split changes no game)."""
+        if sampled_search is search:
+            search.root_rngs = [rngs[g] for g in games]
+            return search.run_batch(states, masks)
+        visits = np.zeros(masks.shape, np.float32)
+        for chosen, rows in ((search, np.flatnonzero(~fallible)), (sampled_search, np.flatnonzero(fallible))):
+            if len(rows):
+                chosen.root_rngs = [rngs[g] for g in games[rows]]
+                visits[rows] = chosen.run_batch(take_rows(states, rows), masks[rows])
+        return visits
 
     def choose(states: dict):
         masks, games = game.legal_mask(states), states[GAME_INDEX]
-        search.root_rngs = [rngs[g] for g in games]
-        visits = search.run_batch(states, masks)
         fallible = states["to_play"] == sampled_colour[games]
-        modes = np.where(fallible | (states["move_count"] < opening), "sample", "greedy")
+        visits = visits_of(states, masks, games, fallible)
+        modes = np.where((fallible & draws_all) | (states["move_count"] < opening), "sample", "greedy")
         actions = [
             fallible_move(masks[b], rngs[g])
             if fallible[b] and recipe.sampled_epsilon > 0 and rngs[g].random() < recipe.sampled_epsilon
             else pick_actions_batch(
                 visits[b : b + 1],
                 modes[b],
-                recipe.sampled_temperature if fallible[b] else 1.0,
+                recipe.sampled_temperature if fallible[b] and draws_all else 1.0,
                 rngs[g],
                 masks[b : b + 1],
             )[0]

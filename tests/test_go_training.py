@@ -208,3 +208,28 @@ def test_a_sampled_side_with_epsilon_one_plays_uniform_moves_other_than_pass():
             else:
                 assert policy[action] == policy.max()
     assert unvisited > 0
+
+
+def test_a_sampled_side_with_its_own_search_searches_less_and_plays_its_most_visited_at_temperature_zero():
+    torch.manual_seed(0)
+    recipe = GoRecipe(
+        **{
+            **TINY.__dict__,
+            "sampled_side": 1.0,
+            "sampled_simulations": 3,
+            "sampled_c_puct": 0.1,
+            "sampled_temperature": 0.0,
+            "opening_moves": 0,
+            "simulations": 12,
+        }
+    )
+    seeds = np.arange(6)
+    results = play_games(recipe.network(), recipe, seeds)
+    colours = sampled_colours([np.random.default_rng(int(s)) for s in seeds], 1.0)
+    spread = {True: [], False: []}  # moves with visits, for the sampled colour and the other
+    for colour, actions, policies in zip(colours, results.actions, results.policies):
+        for ply, (action, policy) in enumerate(zip(actions, policies)):
+            assert policy[action] == policy.max()  # both colours greedy
+            spread[(1 if ply % 2 == 0 else -1) == colour].append(np.count_nonzero(policy))
+    assert set(colours) == {1, -1}
+    assert max(spread[True]) <= 3 < max(spread[False])  # 3 simulations reach at most 3 moves
