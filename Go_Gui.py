@@ -37,7 +37,7 @@ from Go_Board import BLACK, WHITE, format_vertex, parse_vertex
 from Go_Game import DEFAULT_HISTORY, go_game
 from Go_Play import COLOUR_NAMES, GoMatch, search_agent
 from Go_View import GoView
-from gtp import DEFAULT_C_PUCT, DEFAULT_SIMULATIONS, add_agent_flags, go_name
+from gtp import DEFAULT_C_PUCT, add_agent_flags, default_simulations, go_name, resolve_agent_flags
 from Gui_Theme import (
     ACCENT,
     BG,
@@ -83,7 +83,7 @@ class GoApp(Window):
     ``model``: a ``Go_Net.GoNet`` (None: the rollout MCTS agent), ``model_text``: the header's line about it.
     ``buttons`` (name -> Button) and ``view`` are public so that tests can click."""
 
-    def __init__(self, size: int, model=None, model_text: str = "", sims: int = DEFAULT_SIMULATIONS, *,
+    def __init__(self, size: int, model=None, model_text: str = "", sims: int | None = None, *,
                  human: int = BLACK, komi: float | None = None, c_puct: float = DEFAULT_C_PUCT, seed: int | None = None,
                  device=None, surface: pygame.Surface | None = None, symmetric: bool = False):  # fmt: skip
         pygame.display.init()
@@ -93,6 +93,7 @@ class GoApp(Window):
         self.clock = pygame.time.Clock()
         self.fonts = {name: pygame.font.Font(None, px) for name, px in (("title", 34), ("big", 28), ("normal", 24))}
         self.fonts["small"] = pygame.font.Font(None, 20)
+        sims = default_simulations(size) if sims is None else sims
         self.size, self.model, self.model_text, self.sims = size, model, model_text, sims
         self.history = DEFAULT_HISTORY if model is None else model.history
         self.match = GoMatch(self._game(komi), human, search_agent(model, sims, c_puct, device, seed, symmetric))
@@ -309,7 +310,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     g.add_argument("--moves", default=None, help='a game record to play first, e.g. "C3 D4 pass" (Black first)')
     g.add_argument("--screenshot", type=Cli.nonempty_path, default=None, metavar="PATH", help="save a PNG when done")
     g.add_argument("--quit-when-done", action="store_true", help="exit once the agent has moved; print one line")
-    args = p.parse_args(argv)
+    args = resolve_agent_flags(p.parse_args(argv))
     if args.komi is not None and not math.isfinite(args.komi):
         p.error(f"--komi must be a finite number, got {args.komi}")
     try:

@@ -37,7 +37,7 @@ from Arena import COLOURS, GTPPlayer, RandomPlayer, RolloutPlayer, agent_player,
 from Go_Board import BLACK, format_vertex  # noqa: E402
 from Go_Game import go_game  # noqa: E402
 from Go_Net import load_go_model  # noqa: E402
-from gtp import add_agent_flags, go_name  # noqa: E402
+from gtp import add_agent_flags, go_name, resolve_agent_flags  # noqa: E402
 from GTP_Client import GNUGO_INSTALL_HINT, GNUGO_PATH, gnugo_command  # noqa: E402
 from Plot_Scatter import save_figure  # noqa: E402
 from Run_IO import CheckpointError, OutputError, find_checkpoint, write_json  # noqa: E402
@@ -117,7 +117,7 @@ def parse_match_args(argv=None) -> argparse.Namespace:
         help="instead of a match: the empty board at each of these komi (the network's value, the search's "
         "value and top moves at --sims, and the agent's greedy game against itself)",
     )
-    args = parser.parse_args(argv)
+    args = resolve_agent_flags(parser.parse_args(argv))
     if args.sample_moves is None:
         args.sample_moves = 2 if args.opponent == "checkpoint" else 0
     if args.opponent == "checkpoint" and not args.opponent_checkpoint:
@@ -300,7 +300,7 @@ def parse_show_args(argv=None) -> argparse.Namespace:
     add_common_flags(parser)
     parser.add_argument("--opponent", choices=("self", "gnugo", "random"), default="self", help="who the agent plays")
     parser.add_argument("--colour", choices=("black", "white"), default="black", help="the agent's colour")
-    return parser.parse_args(argv)
+    return resolve_agent_flags(parser.parse_args(argv))
 
 
 def show_main(argv=None) -> int:

@@ -96,3 +96,16 @@ def test_bad_flags_and_model_files_are_one_sentence_and_status_2(go5_checkpoint,
 def test_help_names_the_commands():
     result = run_gtp(["--help"])
     assert result.returncode == 0 and "final_score" in result.stdout and "--sims" in result.stdout
+
+
+def test_the_agents_simulations_default_by_board_and_yield_to_the_flag():
+    import Go_Gui
+    import Go_Match
+    import gtp
+
+    assert gtp.parse_args([]).sims == gtp.DEFAULT_SIMULATIONS
+    assert gtp.parse_args(["--game", "go7"]).sims == gtp.LARGE_BOARD_SIMULATIONS > gtp.DEFAULT_SIMULATIONS
+    assert gtp.parse_args(["--game", "go7", "--sims", "5"]).sims == 5
+    assert Go_Match.parse_match_args(["--game", "go7"]).sims == gtp.LARGE_BOARD_SIMULATIONS
+    assert Go_Match.parse_show_args(["--game", "go5"]).sims == gtp.DEFAULT_SIMULATIONS
+    assert Go_Gui.parse_args(["--game", "go9"]).sims == gtp.LARGE_BOARD_SIMULATIONS
