@@ -219,10 +219,12 @@ def checkpoint_label(path: str, index: int) -> str:
 
 
 def plot_win_rates(results: list[dict], path: str) -> None:
-    """Win rate with its 95% interval over the checkpoints (one line overall, one per colour)."""
+    """Win rate with its 95% interval over the checkpoints (one line overall, one per colour played)."""
     labels = [checkpoint_label(r["checkpoint"], i) for i, r in enumerate(results)]
     fig, ax = plt.subplots(figsize=(8, 4.5))
     for what in ("all", "black", "white"):
+        if not any(r[what]["played"] for r in results):
+            continue  # a colour the agent never had: no line, no legend entry
         rates = [100 * r[what]["win_rate"] for r in results]
         errors = [[100 * (r[what]["win_rate"] - r[what]["ci95"][0]) for r in results],
                   [100 * (r[what]["ci95"][1] - r[what]["win_rate"]) for r in results]]  # fmt: skip

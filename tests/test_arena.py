@@ -21,6 +21,7 @@ from Arena import (
     sgf_text,
     wilson_interval,
 )
+from conftest import REPO
 from Go_Board import BLACK, WHITE, board_from_text
 from Go_Game import GO_GAMES, go_game
 from Go_Net import GoNet
@@ -141,9 +142,7 @@ def test_the_shipped_go_models_beat_random(name, simulations):
     more than 16 simulations: at 16 it passes too early as White and lost 1 game of 6 (docs/go.md)."""
     from Go_Net import load_go_model
 
-    path = os.path.join(
-        os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "pretrained", f"{name}_policy_value.pt"
-    )
+    path = os.path.join(REPO, "pretrained", f"{name}_policy_value.pt")
     if not os.path.exists(path):
         pytest.skip(f"no shipped {name} model")
     game = GO_GAMES[name]
@@ -194,3 +193,21 @@ def test_the_symmetric_evaluator_reads_every_turn_of_the_board_alike():
         np.testing.assert_allclose(got_values, values, atol=1e-5)
         plain_differs |= not np.allclose(plain.forward(rows)[1], plain.forward(inputs)[1], atol=1e-5)
     assert plain_differs  # a plain network is not symmetric: the average is what makes it so
+
+
+def test_the_win_rate_chart_draws_only_the_colours_the_agent_played(monkeypatch, tmp_path):
+    import Go_Match
+
+    def side(played):
+        return {"played": played, "win_rate": 1.0 if played else float("nan"), "ci95": [0.5, 1.0] if played else [0, 1]}
+
+    results = [
+        {"checkpoint": f"go5_policy_value_iter{i:04d}.pt", "opponent": "gnugo", "komi": 24.5,
+         "all": side(2), "black": side(2), "white": side(0)}
+        for i in (25, 50)
+    ]  # fmt: skip
+    figures = []
+    monkeypatch.setattr(Go_Match, "save_figure", lambda fig, path: figures.append(fig))
+    Go_Match.plot_win_rates(results, str(tmp_path / "win_rate.png"))
+    legend = figures[0].axes[0].get_legend()
+    assert [text.get_text() for text in legend.get_texts()] == ["all", "black"]

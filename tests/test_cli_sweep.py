@@ -13,11 +13,11 @@ import importlib.util
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
+from conftest import REPO
+
 sys.path.insert(0, str(REPO / "bench"))  # bench scripts import their `common`
 
 SEEDS = ["-1", str(2**32), str(2**40), "x"]

@@ -8,7 +8,9 @@ import sys
 import numpy as np
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from conftest import REPO
+
+ROOT = str(REPO)
 
 
 def run(script, *args, cwd):

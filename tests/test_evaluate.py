@@ -21,7 +21,8 @@ import numpy as np
 import pytest
 import torch
 
-REPO = Path(__file__).resolve().parents[1]
+from conftest import REPO
+
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 

@@ -1,14 +1,9 @@
 """GoEnv: registration per size, Gymnasium's check_env, rewards at the end, the mask and the ANSI render."""
 
-import os
-import sys
-
 import gymnasium as gym
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
-
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from Go_Board import parse_vertex
 from GoEnv import GoEnv, env_id

@@ -7,8 +7,6 @@ import time
 import numpy as np
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
 from Go_Board import BLACK, WHITE, GoBoard, parse_vertex
 from GTP_Client import (
     GNUGO_PATH,

@@ -29,12 +29,11 @@ import pygame
 import pytest
 import torch
 
-REPO = Path(__file__).resolve().parents[1]  # conftest.py puts it on sys.path
-
 import Cube_View
 import Gui_Solve
 import Gui_Theme
 import PyGame
+from conftest import REPO  # conftest.py puts it on sys.path
 from Rubik2x2Env import MOVE_NAMES, Rubik2x2Env, apply_move_idx, apply_moves, is_solved, parse_moves, solved_cube
 
 HOME = Gui_Theme.STICKER_COLORS  # colour of each face when solved (U R F D L B)

@@ -14,7 +14,6 @@ import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 
 os.environ["SDL_VIDEODRIVER"] = "dummy"  # before pygame is imported: no real window
 os.environ["SDL_AUDIODRIVER"] = "dummy"
@@ -29,12 +28,12 @@ import Go_Gui
 import Go_View
 import Gui_Theme
 import PyGame
+from conftest import REPO
 from Go_Board import BLACK, WHITE, parse_vertex
 from Go_Net import GoNet
 from Go_Play import Cancelled
 from Policy_Value_Net import save_checkpoint
 
-REPO = Path(__file__).resolve().parents[1]
 VIEW = Go_View.GoView(Go_Gui.BOARD_RECT, 5)  # the geometry of the window's 5x5 board
 PASS = 25
 

@@ -8,11 +8,11 @@ functions too, so that a circle hidden by an import inside a function still show
 import ast
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from conftest import REPO as ROOT
+
 MODULES = sorted(p.stem for p in ROOT.glob("*.py"))
 ENGINE = ("MCTS_Core", "Gumbel_MCTS", "Search_Tree", "Self_Play", "Games", "Train_Network")
 CUBE = ("Rubik2x2Env", "Rubik3x3Env", "Cube_Model")

@@ -11,11 +11,12 @@ import sys
 import pytest
 import torch
 
+from conftest import REPO
 from main import learning_rate, parse_args, simulations_for, temperature_for
 from Recipes import RECIPES
 from Run_State import Curriculum
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = str(REPO)
 TINY = [
     "--episodes-per-iter",
     "4",

@@ -12,12 +12,12 @@ import sys
 import pytest
 import torch
 
-from conftest import make_checkpoint
+from conftest import REPO, make_checkpoint
 from main import learning_rate, parse_args
 from Policy_Value_Net import PolicyValueNet, hidden_sizes_of, load_model, save_checkpoint
 from Recipes import RECIPES
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = str(REPO)
 #: The 3x3 recipe, shrunk to seconds: a small network, 520 states an iteration (20 walks of 26
 #: moves), a constant rate (the recipe's anneals over wall time, which no two runs share).
 TINY_3X3 = [

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import Optimal_Solver as OS
+from conftest import REPO
 from Rubik2x2Env import (
     SOLVED_STICKERS,
     apply_moves,
@@ -27,7 +28,6 @@ from Rubik2x2Env import (
     parse_moves,
 )
 
-REPO = Path(__file__).resolve().parents[1]
 VECTOR_PATHS = [REPO / "tests" / "vectors" / "cube2x2.json", REPO.parent / "shared" / "vectors" / "cube2x2.json"]
 # Whole-cube rotations as move pairs: on a 2x2, R L' is x, U D' is y, F B' is z.
 ROTATION_MOVES = [parse_moves("R L'"), parse_moves("U D'"), parse_moves("F B'")]

@@ -19,11 +19,10 @@ import torch
 import Cli
 import Run_IO
 from Action_MCTS import pick_action_from_mcts, pick_actions_batch, visit_probabilities
+from conftest import REPO
 from Policy_Value_Net import CheckpointError, PolicyValueNet, load_model, load_state_dict
 from Rubik2x2Env import NO_ACTION, Rubik2x2Env, legal_action_mask, next_face_count
 from Self_Play import greedy_solve, play_episodes
-
-REPO = Path(__file__).resolve().parent.parent
 
 
 # --------------------------------------------------------------------------- 1: masked moves

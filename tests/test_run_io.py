@@ -19,7 +19,8 @@ import numpy as np
 import pytest
 import torch
 
-REPO = Path(__file__).resolve().parent.parent
+from conftest import REPO
+
 sys.path.insert(0, str(REPO))
 
 import Cli  # noqa: E402

@@ -14,11 +14,11 @@ import json
 import subprocess
 import sys
 import warnings
-from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+from conftest import REPO
+
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 

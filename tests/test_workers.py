@@ -15,8 +15,9 @@ import torch
 import evaluate
 import main
 import Workers
+from conftest import REPO
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = str(REPO)
 TINY = [
     "--episodes-per-iter", "4", "--sims", "8", "8", "8", "--epochs", "1", "--batch-size", "8",
     "--min-buffer-batches", "1", "--sample-batches", "2", "--max-episode-steps", "4", "--window", "2",
