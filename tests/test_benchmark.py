@@ -4,7 +4,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -57,11 +56,9 @@ def test_bad_flags_exit_2(tmp_path):
 
 
 def test_checkpoints_every_solver_one_table_and_chart(tmp_path, checkpoints):
-    start = time.time()
     net = checkpoints["random"]
     out = run_bench(tmp_path, "--checkpoints", f"rand={net},scramble={net}")
     assert out.returncode == 0, out.stderr
-    assert time.time() - start < 120  # about 15 s on an idle 2-core CPU
     report = json.loads((tmp_path / "out" / "benchmark.json").read_text())
     rows = {(r["model"], r["solver"]): r for r in report["results"]}
     solvers = ["mcts", "greedy", "beam", "beam_policy", "astar", "bestfirst"]
