@@ -226,8 +226,9 @@ def plot_win_rates(results: list[dict], path: str) -> None:
         if not any(r[what]["played"] for r in results):
             continue  # a colour the agent never had: no line, no legend entry
         rates = [100 * r[what]["win_rate"] for r in results]
-        errors = [[100 * (r[what]["win_rate"] - r[what]["ci95"][0]) for r in results],
-                  [100 * (r[what]["ci95"][1] - r[what]["win_rate"]) for r in results]]  # fmt: skip
+        errors = np.clip([[100 * (r[what]["win_rate"] - r[what]["ci95"][0]) for r in results],
+                          [100 * (r[what]["ci95"][1] - r[what]["win_rate"]) for r in results]], 0, None)  # fmt: skip
+        # (clipped: a Wilson bound can round to a hair inside a win rate of 0 or 1, which matplotlib refuses)
         ax.errorbar(labels, rates, yerr=errors, marker="o", capsize=3, label=what)
     ax.set(xlabel="checkpoint (iteration)", ylabel="agent's win rate (%)", ylim=(0, 100))
     ax.set_title(f"against {results[0]['opponent']}, komi {results[0]['komi']:g}")

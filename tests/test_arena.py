@@ -198,8 +198,8 @@ def test_the_symmetric_evaluator_reads_every_turn_of_the_board_alike():
 def test_the_win_rate_chart_draws_only_the_colours_the_agent_played(monkeypatch, tmp_path):
     import Go_Match
 
-    def side(played):
-        return {"played": played, "win_rate": 1.0 if played else float("nan"), "ci95": [0.5, 1.0] if played else [0, 1]}
+    def side(played):  # all won: a Wilson upper bound a hair under 1 (as wilson_interval(6, 6) gives)
+        return {"played": played, "win_rate": 1.0 if played else float("nan"), "ci95": list(wilson_interval(6, 6))}
 
     results = [
         {"checkpoint": f"go5_policy_value_iter{i:04d}.pt", "opponent": "gnugo", "komi": 24.5,
