@@ -5,7 +5,8 @@ each move a PUCT search (``MCTS_Core.MCTS``) of ``simulations`` simulations with
 the root's priors (``(1 - noise) P + noise Dir(alpha)`` over the legal moves), the move drawn from the visit
 counts at temperature 1 for the first ``opening_moves`` moves of a game and the most visited move after
 that (with ``sampled_side``, in that share of the games one colour draws every move from its counts, at
-``sampled_temperature``, and with probability ``sampled_epsilon`` plays a uniformly random move instead);
+``sampled_temperature``, with probability ``sampled_epsilon`` plays a uniformly random move instead, and
+searches ``sampled_simulations`` at ``sampled_c_puct`` where they are set);
 every searched state becomes a sample (evaluator row, visit-count policy, outcome +-1 for its player to
 move: ``Self_Play.OUTCOME_TARGET``). The games go into a ``ReplayBuffer`` that keeps the last
 ``buffer_fraction`` of all games played (at least ``buffer_min_games``); then ``train_steps`` steps of SGD
