@@ -21,19 +21,15 @@ import numpy as np
 import pytest
 import torch
 
+import evaluate
+import Evaluation_All_Positions as EAP
+import Evaluation_Modes as EM
+import Optimal_Solver as OS
+import Policy_Value_Net
+import Run_IO
 from conftest import REPO
-
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
-
-import evaluate  # noqa: E402
-import Evaluation_All_Positions as EAP  # noqa: E402
-import Evaluation_Modes as EM  # noqa: E402
-import Optimal_Solver as OS  # noqa: E402
-import Policy_Value_Net  # noqa: E402
-import Run_IO  # noqa: E402
-from Policy_Value_Net import PolicyValueNet  # noqa: E402
-from Rubik2x2Env import SOLVED_STICKERS, apply_moves, batch_scramble, is_solved, parse_moves  # noqa: E402
+from Policy_Value_Net import PolicyValueNet
+from Rubik2x2Env import SOLVED_STICKERS, apply_moves, batch_scramble, is_solved, parse_moves
 
 SCRAMBLE_KEYS = {
     "scramble_len",

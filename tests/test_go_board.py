@@ -10,12 +10,10 @@ import numpy as np
 import pytest
 
 from conftest import REPO
-
-ROOT = str(REPO)
-sys.path.insert(0, ROOT)
-
 from Go_Board import BLACK, EMPTY, WHITE, GoBoard, board_from_text, format_vertex, parse_vertex
 from GTP_Client import GNUGO_PATH, GTPClient, gnugo_command
+
+ROOT = str(REPO)
 
 CHECK_SCRIPT = os.path.join(ROOT, "docs", "go_rules_check.py")
 needs_gnugo = pytest.mark.skipif(not os.access(GNUGO_PATH, os.X_OK), reason="GNU Go is not installed")

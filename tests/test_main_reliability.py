@@ -19,15 +19,11 @@ import numpy as np
 import pytest
 import torch
 
-from conftest import REPO
-
-sys.path.insert(0, str(REPO))
-
-import main  # noqa: E402
-import Run_State  # noqa: E402
-from Policy_Value_Net import PolicyValueNet  # noqa: E402
-from Puzzles import get_puzzle  # noqa: E402
-from Run_IO import atomic_write  # noqa: E402
+import main
+import Run_State
+from Policy_Value_Net import PolicyValueNet
+from Puzzles import get_puzzle
+from Run_IO import atomic_write
 
 TINY = (
     "--episodes-per-iter 4 --sims 5 5 5 --batch-size 8 --min-buffer-batches 1 --sample-batches 2 --epochs 1 "

@@ -19,12 +19,9 @@ import numpy as np
 import pytest
 import torch
 
+import Cli
+import Run_IO
 from conftest import REPO
-
-sys.path.insert(0, str(REPO))
-
-import Cli  # noqa: E402
-import Run_IO  # noqa: E402
 
 
 def test_atomic_write_gives_ordinary_permissions(tmp_path):

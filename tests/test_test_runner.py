@@ -17,13 +17,9 @@ import warnings
 
 import pytest
 
+import Optimal_Solver as OS
 from conftest import REPO
-
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
-
-import Optimal_Solver as OS  # noqa: E402
-from Rubik2x2Env import MOVE_NAMES, SOLVED_STICKERS, apply_move_idx, apply_moves, as_ascii, is_solved, parse_moves  # noqa: E402
+from Rubik2x2Env import MOVE_NAMES, SOLVED_STICKERS, apply_move_idx, apply_moves, as_ascii, is_solved, parse_moves
 
 
 def _load_runner():
