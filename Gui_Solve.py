@@ -135,8 +135,10 @@ class SolveWorker(threading.Thread):
         The network calls check the cancel flag, as the MCTS search does."""
         value_fn = policy_fn = None
         if self.model is not None:
-            symmetries = (self.options or SolverOptions()).symmetries
-            net_value, net_policy = network_fns(self.model, self.device, puzzle=self.puzzle, symmetries=symmetries)
+            opts = self.options or SolverOptions()
+            net_value, net_policy = network_fns(
+                self.model, self.device, puzzle=self.puzzle, symmetries=opts.symmetries, precision=opts.precision
+            )
 
             def value_fn(cubes):
                 if self.cancel_event.is_set():

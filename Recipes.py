@@ -75,6 +75,7 @@ RECIPES = {
         distance_classes=27,
         value_weight=2.0,
         keep_optimizer=True,
+        precision="auto",
         states_per_iter=524_288,
         epochs=1,
         batch_size=2048,

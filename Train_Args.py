@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 
 import Cli
+import Precision
 import Workers
 from Cli import C_PUCT, EVAL_SIMULATIONS, MAX_MOVES, add_device_flag
 from Gumbel_MCTS import BOOTSTRAP_STEPS, SEARCH_VALUE_TARGETS, SEARCH_VALUES
@@ -326,6 +327,13 @@ FLAG_GROUPS: dict[str | None, list] = {
             "torch's CPU threads (0 = torch's default, one per core; --recipe alphazero: 1, because its batches "
             "of 200 episodes run faster on one thread than on two, docs/alphazero_selfplay.md)",
             type=Cli.int_in(0, 1024, "threads"),
+        ),
+        Flag(
+            "--precision",
+            "fp32",
+            "the network's matrix products in training: float32, or bfloat16 (autocast; about twice the states a "
+            "second where the hardware multiplies it natively, Precision.py); auto: bf16 there, else fp32",
+            choices=list(Precision.PRECISIONS),
         ),
         Workers.add_arguments,
         Flag("--seed", 0, "seed of every random choice (scrambles, sampling, shuffling, init)", type=Cli.seed),

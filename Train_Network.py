@@ -9,6 +9,7 @@ import torch
 import torch.nn.functional as F
 from tqdm.auto import tqdm
 
+import Precision
 from Policy_Value_Net import VALUE_PER_MOVE  # the value scale, here: the engine reads no Puzzles
 
 VALUE_WEIGHT = 1.0
@@ -129,6 +130,7 @@ def train_on_targets(
     optimizer: torch.optim.Optimizer | None = None,
     sample_weights=None,
     value_loss: str = "mse",
+    precision: str = "fp32",
 ):
     """Train ``model`` on ``dataset`` for ``epochs`` shuffled passes of ``batch_size``.
 
@@ -139,7 +141,8 @@ def train_on_targets(
 
     ``sample_weights`` ``(n,)`` or ``(n, 2)`` (or a fourth array in a tuple ``dataset``):
     per-sample loss weights (``alphazero_loss``); None trains exactly as the original.
-    ``value_loss`` as in ``alphazero_loss``.
+    ``value_loss`` as in ``alphazero_loss``. ``precision`` (``Precision.PRECISIONS``): bf16 runs the
+    forward and backward products in bfloat16 (autocast; the weights and the losses stay float32).
     """
     if len(dataset) == 0:
         raise ValueError("cannot train on an empty dataset")
@@ -168,9 +171,16 @@ def train_on_targets(
         sums = torch.zeros(3, device=device)
         for start in range(0, n, batch_size):
             idx = order[start : start + batch_size]
-            logits, value = forward(states[idx])
+            with Precision.autocast(precision, device):
+                logits, value = forward(states[idx])
             loss, policy_loss, v_loss = alphazero_loss(
-                logits, value, pis[idx], zs[idx], value_weight, None if weights is None else weights[idx], value_loss
+                logits.float(),
+                value.float(),
+                pis[idx],
+                zs[idx],
+                value_weight,
+                None if weights is None else weights[idx],
+                value_loss,
             )
             optimizer.zero_grad(set_to_none=True)
             loss.backward()

@@ -274,6 +274,7 @@ def train_step(
         value_weight=args.value_weight,
         optimizer=run.optimizer,
         value_loss=args.value_loss,
+        precision=args.precision,
     )
     finite = all_finite((loss, ploss, vloss)) and all(torch.isfinite(p).all() for p in run.model.parameters())
     if not finite:

@@ -7,7 +7,8 @@ record keys sorted and merged with ``np.union1d`` each depth, the network's full
 ``Solvers.solve_cubes("beam")`` as it is now, interleaved round by round so that load on the
 machine hits both alike. States a second = children generated (each scored once) per second of
 search; the ratio is the median of per-round ratios. The mixed rank (the policy proposes 4 children
-per beam place, the value picks among them) runs beside them at the same width.
+per beam place, the value picks among them) runs beside them at the same width, and so does the
+mixed rank with the network's products in bfloat16 (``--precision bf16``, Precision.py).
 
 Quality (``--widths``): ``--cubes`` uniformly random positions from ``--seed`` solved by the beam of
 each width and each of ``--ranks`` (value, mixed, policy), and by the widening beam
@@ -15,8 +16,9 @@ each width and each of ``--ranks`` (value, mixed, policy), and by the widening b
 mean length against the optimal mean of uniform positions (20.66 quarter turns, Rokicki's 3
 million optimally solved positions) and against kociemba's two-phase solutions in quarter
 turns, seconds a cube (mean and maximum; a fixed width solves all cubes in lockstep, so each
-gets the mean). Every beam searches at most ``Puzzle.default_max_moves`` (100) deep and generates
-at most 2,000 states per unit of width (the scripts' 2,000,000 for a beam of 1,000).
+gets the mean); the network's products at ``--precision``. Every beam searches at most
+``Puzzle.default_max_moves`` (100) deep and generates at most 2,000 states per unit of width (the
+scripts' 2,000,000 for a beam of 1,000).
 """
 
 from __future__ import annotations
@@ -90,25 +92,30 @@ def reference_beam(cube, value_fn, beam_width: int, max_depth: int, max_nodes: i
 def speed(model, cubes: np.ndarray, width: int, rounds: int) -> None:
     """Print states a second of the reference and of the beam now, and their ratio."""
     value_fn = reference_value_fn(model)
-    rates: dict[str, list[float]] = {"before": [], "after": [], "mixed": []}
+    rates: dict[str, list[float]] = {"before": [], "after": [], "mixed": [], "mixed16": []}
     for _ in range(rounds):
         before, t_before = timed(lambda: [reference_beam(c, value_fn, width, DEPTH, 2_000_000) for c in cubes])  # noqa: B023
         rates["before"].append(sum(r.nodes for r in before) / t_before)
-        for rank, label in (("value", "after"), ("mixed", "mixed")):
+        for rank, precision, label in (
+            ("value", "fp32", "after"),
+            ("mixed", "fp32", "mixed"),
+            ("mixed", "bf16", "mixed16"),
+        ):
             res, t = timed(
                 lambda: S.solve_cubes(
                     "beam", cubes, model=model, puzzle=P3, beam_width=width, max_nodes=2_000_000, max_moves=DEPTH,
-                    beam_rank=rank,  # noqa: B023
+                    beam_rank=rank, precision=precision,  # noqa: B023
                 )
             )  # fmt: skip
             rates[label].append(sum(r.nodes for r in res) / t)
     print(f"# speed: beam {width}, {len(cubes)} uniform positions, {rounds} round(s), states generated a second")
-    print("# (after: value rank, every new child read; mixed: 4 children read per beam place, one forward each)")
+    print("# (after: value rank, every new child read; mixed: 4 children read per beam place, one forward each;")
+    print("#  mixed16: the mixed beam with the network's products in bfloat16, --precision bf16)")
     for label, rate in rates.items():
         print(f"{label:<8} {np.median(rate):10,.0f} states/s   (rounds: {', '.join(f'{r:,.0f}' for r in rate)})")
-    for label in ("after", "mixed"):
-        ratio = np.median(np.array(rates[label]) / np.array(rates["before"]))
-        print(f"ratio    {ratio:10.2f}x  ({label} / before)", flush=True)
+    for label, base in (("after", "before"), ("mixed", "before"), ("mixed16", "before"), ("mixed16", "mixed")):
+        ratio = np.median(np.array(rates[label]) / np.array(rates[base]))
+        print(f"ratio    {ratio:10.2f}x  ({label} / {base})", flush=True)
 
 
 def quality_row(label: str, results: list[SolveResult], kociemba: np.ndarray) -> str:
@@ -123,7 +130,9 @@ def quality_row(label: str, results: list[SolveResult], kociemba: np.ndarray) ->
     )
 
 
-def quality(model, cubes: np.ndarray, widths: list[int], limits: list[float], start_width: int, ranks) -> None:
+def quality(
+    model, cubes: np.ndarray, widths: list[int], limits: list[float], start_width: int, ranks, precision: str
+) -> None:
     """Print the quality-vs-time table (markdown) of fixed widths and of widening beams, each rank."""
     kociemba = solution_lengths(cubes)
     print(f"# quality: {len(cubes)} uniform positions; optimal mean {OPTIMAL_MEAN}, kociemba's {kociemba.mean():.2f}")
@@ -133,13 +142,13 @@ def quality(model, cubes: np.ndarray, widths: list[int], limits: list[float], st
         for width in widths:
             res = S.solve_cubes(
                 "beam", cubes, model=model, puzzle=P3, beam_width=width, max_nodes=2000 * width, max_moves=DEPTH,
-                beam_rank=rank,
+                beam_rank=rank, precision=precision,
             )  # fmt: skip
             print(quality_row(f"{rank}, width {width:,}", res, kociemba), flush=True)
         for limit in limits:
             res = S.solve_cubes(
                 "beam", cubes, model=model, puzzle=P3, beam_width=start_width, max_nodes=2000 * start_width,
-                max_moves=DEPTH, beam_widen=True, seconds=limit, beam_rank=rank,
+                max_moves=DEPTH, beam_widen=True, seconds=limit, beam_rank=rank, precision=precision,
             )  # fmt: skip
             print(quality_row(f"{rank}, widening from {start_width:,}, {limit:g} s", res, kociemba), flush=True)
 
@@ -182,6 +191,9 @@ def main(argv=None) -> int:
     p.add_argument("--start-width", type=Cli.int_in(1, 100_000, "beam width"), default=256, help="widening: first")
     p.add_argument("--seed", type=Cli.seed, default=0, help="seed of the positions")
     p.add_argument("--ranks", type=_rank_list, default=["value"], help="quality: beam ranks, e.g. value,mixed")
+    p.add_argument(
+        "--precision", choices=S.Precision.PRECISIONS, default="fp32", help="quality: the network's products"
+    )
     args = p.parse_args(argv)
     try:
         model = load_model(args.model, puzzle="3x3").eval()
@@ -194,7 +206,7 @@ def main(argv=None) -> int:
         speed(model, cubes, args.speed_width, args.rounds)
     if args.cubes:
         cubes = P3.random_states(np.random.default_rng(args.seed), args.cubes)
-        quality(model, cubes, args.widths, args.time_limits, args.start_width, args.ranks)
+        quality(model, cubes, args.widths, args.time_limits, args.start_width, args.ranks, args.precision)
     return 0
 
 
