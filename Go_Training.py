@@ -46,7 +46,7 @@ from Go_Net import BLOCKS, FILTERS, GoNet
 from Gumbel_MCTS import GumbelMCTS
 from MCTS_Core import MCTS, NetworkEvaluator
 from Policy_Value_Net import eval_mode
-from Self_Play import OUTCOME_TARGET, EpisodeResults, play_lockstep, take_rows, visits_to_policy
+from Self_Play import OUTCOME_TARGET, SIMULATIONS, EpisodeResults, play_lockstep, take_rows, visits_to_policy
 from Train_Network import alphazero_loss
 
 
@@ -238,7 +238,8 @@ def puct_chooser(model, recipe: GoRecipe, game: GoGame, rngs: list[np.random.Gen
             )[0]
             for b, g in enumerate(games)
         ]
-        return np.array(actions), visits_to_policy(visits), {}
+        simulations = np.where(fallible, sampled_search.num_simulations, search.num_simulations)
+        return np.array(actions), visits_to_policy(visits), {SIMULATIONS: simulations}
 
     return search, choose
 

@@ -44,7 +44,9 @@ OUTCOME_TARGET = "outcome"
 
 #: ``choose(states) -> (actions (A,), policy targets (A, num_actions), extras {name: (A,)})``: one
 #: search over the A active episodes' states (a state batch). The extras are per-state numbers;
-#: ``play_lockstep`` keeps those named in its ``extra_fields`` (float32 arrays under those names).
+#: ``play_lockstep`` keeps those named in its ``extra_fields`` (float32 arrays under those names). An
+#: extra named ``SIMULATIONS`` gives each state's simulations, where they differ from the search's own.
+SIMULATIONS = "simulations"
 Chooser = Callable[[dict], tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]]
 
 
@@ -162,7 +164,8 @@ def play_lockstep(
         bar.set_postfix(active=len(active))
         now = take_rows(state, active)
         actions, pis, extra = choose(now)
-        out.simulations += len(active) * search.num_simulations
+        searched = extra.get(SIMULATIONS)
+        out.simulations += len(active) * search.num_simulations if searched is None else int(np.sum(searched))
         inputs = game.eval_input(now)
         for j, e in enumerate(active.tolist()):
             states[e].append(inputs[j].copy())

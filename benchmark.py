@@ -2,7 +2,8 @@
 
 1. Train: each trainer (``--trainers``: selfplay, lookahead, adi, scramble) runs
    ``python main.py --targets T --fresh --checkpoint OUT/T.pt --log-dir OUT/T_logs --skip-eval``
-   for ``--budget-minutes`` of wall time, then gets SIGTERM; main.py keeps the last completed
+   for ``--budget-minutes`` of wall time from its "Training on" line (its stop handler is in
+   place then), then gets SIGTERM; main.py keeps the last completed
    iteration. Its output goes to ``OUT/T_train.log``. Or skip training with
    ``--checkpoints name=path,...`` (models already trained).
 2. Positions: ``--positions-per-distance`` N cubes drawn uniformly at each true distance 1..14
@@ -58,6 +59,7 @@ DEFAULT_TRAIN_ARGS = {
 }
 DEFAULTS_TEXT = "; ".join(f"{k}: {v or 'none'}" for k, v in DEFAULT_TRAIN_ARGS.items())
 STOP_GRACE_S = 600  # how long a trainer may take to save and exit after SIGTERM
+TRAINING_STARTED = "Training on "  # main.py's line once its stop handler is installed
 
 
 def bench_solvers() -> dict[str, tuple[str, dict, str]]:
@@ -176,6 +178,16 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 
 # --------------------------------------------------------------------------- training
+def wait_for_line(proc: subprocess.Popen, log_path: str, prefix: str, timeout: float) -> None:
+    """Until a line of ``log_path`` starts with ``prefix``, ``proc`` ends or ``timeout`` seconds pass."""
+    deadline = time.perf_counter() + timeout
+    while proc.poll() is None and time.perf_counter() < deadline:
+        with open(log_path, errors="replace") as f:
+            if any(line.startswith(prefix) for line in f):
+                return
+        time.sleep(0.2)
+
+
 def train(trainer: str, args, out_dir: str, device: str) -> dict:
     """Run main.py for ``trainer`` until ``--budget-minutes`` have passed (or it ends), then
     SIGTERM; returns the checkpoint path (None if no iteration completed) and the run's facts."""
@@ -208,9 +220,12 @@ def train(trainer: str, args, out_dir: str, device: str) -> dict:
     budget = args.budget_minutes * 60
     log_path = os.path.join(out_dir, f"{trainer}_train.log")
     print(f"[train] {trainer}: {budget:.0f}s budget; log {log_path}", flush=True)
-    start = time.perf_counter()
     with open(log_path, "w") as log:
         proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
+        # The budget counts from main.py's "Training on" line, printed once its SIGTERM handler is in
+        # place: a signal before it would kill the run unsaved (on a loaded machine, imports take a while).
+        wait_for_line(proc, log_path, TRAINING_STARTED, STOP_GRACE_S)
+        start = time.perf_counter()
         next_report = 60.0
         while proc.poll() is None and time.perf_counter() - start < budget:
             time.sleep(min(1.0, max(budget - (time.perf_counter() - start), 0.01)))

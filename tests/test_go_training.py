@@ -233,3 +233,6 @@ def test_a_sampled_side_with_its_own_search_searches_less_and_plays_its_most_vis
             spread[(1 if ply % 2 == 0 else -1) == colour].append(np.count_nonzero(policy))
     assert set(colours) == {1, -1}
     assert max(spread[True]) <= 3 < max(spread[False])  # 3 simulations reach at most 3 moves
+    # the simulations counted are each colour's own: 3 a sampled move, 12 another
+    sampled_moves = len(spread[True])
+    assert results.simulations == 3 * sampled_moves + 12 * len(spread[False])
