@@ -100,9 +100,17 @@ def parse_args(argv=None, description: str | None = None) -> argparse.Namespace:
         (args.filters >= 1 and args.history >= 1, "--filters and --history must be at least 1"),
         (args.lr > 0 and args.c_puct > 0, "--lr and --c-puct must be positive"),
         (
-            max(args.noise_fraction, args.buffer_fraction, args.gate_threshold, args.sampled_side, args.sampled_epsilon)
+            max(
+                args.noise_fraction,
+                args.buffer_fraction,
+                args.gate_threshold,
+                args.sampled_side,
+                args.sampled_epsilon,
+                args.hopeless,
+            )
             <= 1,
-            "--noise-fraction, --buffer-fraction, --gate-threshold, --sampled-side and --sampled-epsilon are 0..1",
+            "--noise-fraction, --buffer-fraction, --gate-threshold, --sampled-side, --sampled-epsilon and "
+            "--hopeless are 0..1",
         ),  # fmt: skip
         (args.dirichlet_alpha > 0, "--dirichlet-alpha must be positive"),
         (

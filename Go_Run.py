@@ -263,13 +263,19 @@ def gate_text(values: dict) -> str:
     return f" | gate {100 * values['gate_score']:3.0f}% {'kept' if values['gate_kept'] else 'reverted'}"
 
 
+def hopeless_text(values: dict) -> str:
+    """The share of samples that trained the value only (``--hopeless``), for the iteration line."""
+    return f" | hopeless {100 * values['hopeless_share']:3.0f}%" if "hopeless_share" in values else ""
+
+
 def report(it: int, values: dict, run: GoRun, seconds: float) -> None:
     total = time.strftime("%H:%M:%S", time.gmtime(run.seconds))
     print(
         f"iter {it:4d} | games {values['games']} (Black wins {100 * values['black_wins']:3.0f}%, "
         f"{values['mean_length']:.1f} moves) | loss {values['loss']:.4f} (pi {values['policy_loss']:.4f}, "
         f"v {values['value_loss']:.4f}) | lr {run.scheduler.get_last_lr()[0]:.0e} "
-        f"| buffer {values['buffer_samples']:,}{gate_text(values)} | {seconds:5.1f}s | total {total}",
+        f"| buffer {values['buffer_samples']:,}{hopeless_text(values)}{gate_text(values)} | {seconds:5.1f}s "
+        f"| total {total}",
         flush=True,
     )
 

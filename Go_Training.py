@@ -86,6 +86,11 @@ class GoRecipe:
     # ``sampled_temperature`` 0 it plays its most visited move, as the other colour does
     sampled_simulations: int = 0
     sampled_c_puct: float = 0.0
+    # Above 0: a training sample whose value the network puts below -hopeless for its player to move trains
+    # the value only, not the policy (as KataGo's soft resignation lowers the weight of decided positions):
+    # once self-play's Black wins nearly every game, White's visit counts follow its priors over moves that
+    # are all lost, and would overwrite what White learned while its search could still tell them apart
+    hopeless: float = 0.0
     search: str = "puct"  # self-play's search: SEARCHES
     gate_games: int = 30  # the seed's arena after each iteration's training (0: none; ``gate``)
     gate_threshold: float = 0.55  # the trained network is kept if it scores more than this share
@@ -339,13 +344,15 @@ def make_optimizer(model: torch.nn.Module, recipe: GoRecipe):
 def train_steps(model, optimizer, scheduler, buffer: ReplayBuffer, recipe: GoRecipe, rng) -> dict[str, float]:
     """``recipe.train_steps`` SGD steps on batches from ``buffer``; the mean losses."""
     game, data = recipe.game(), buffer.arrays()
-    sums = np.zeros(3)
+    sums, hopeless = np.zeros(3), 0
     model.train()
     for _ in range(recipe.train_steps):
         obs, pis, zs = sample_batch(game, data, recipe.batch_size, rng, recipe.augment)
         logits, values = model(obs)
-        _, policy_loss, value_loss = alphazero_loss(logits, values, pis, zs)
-        loss = value_loss + policy_loss  # the seed's loss: no weights
+        weights = hopeless_weights(values, recipe.hopeless)
+        _, policy_loss, value_loss = alphazero_loss(logits, values, pis, zs, sample_weights=weights)
+        hopeless += 0 if weights is None else int((weights[:, 0] == 0).sum())
+        loss = value_loss + policy_loss  # the seed's loss: the two terms unweighted
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
@@ -353,7 +360,19 @@ def train_steps(model, optimizer, scheduler, buffer: ReplayBuffer, recipe: GoRec
         sums += [loss.item(), policy_loss.item(), value_loss.item()]
     model.eval()
     loss, policy, value = (sums / max(1, recipe.train_steps)).tolist()
-    return {"loss": loss, "policy_loss": policy, "value_loss": value}
+    metrics = {"loss": loss, "policy_loss": policy, "value_loss": value}
+    if recipe.hopeless > 0:
+        metrics["hopeless_share"] = hopeless / max(1, recipe.train_steps * recipe.batch_size)
+    return metrics
+
+
+def hopeless_weights(values: torch.Tensor, hopeless: float) -> torch.Tensor | None:
+    """``(B, 2)`` loss weights (policy, value): the policy's 0 where the network values the position below
+    ``-hopeless`` for its player to move; None (the plain loss) when ``hopeless`` is 0."""
+    if hopeless <= 0:
+        return None
+    policy = (values.detach().reshape(-1) >= -hopeless).float()
+    return torch.stack([policy, torch.ones_like(policy)], 1)
 
 
 def gate(model: torch.nn.Module, kept: dict, recipe: GoRecipe, rng: np.random.Generator) -> float:

@@ -12,6 +12,7 @@ from Go_Training import (
     NoisyRootMCTS,
     ReplayBuffer,
     dirichlet_over,
+    hopeless_weights,
     make_optimizer,
     play_games,
     sample_batch,
@@ -99,6 +100,31 @@ def test_a_training_iteration_reports_its_metrics():
     assert metrics["games"] == 3 and metrics["buffer_samples"] == metrics["samples"] > 0
     assert np.isfinite([metrics["loss"], metrics["policy_loss"], metrics["value_loss"]]).all()
     assert 0.0 <= metrics["black_wins"] <= 1.0 and optimizer.param_groups[0]["lr"] == pytest.approx(1e-3)
+
+
+def test_hopeless_positions_train_the_value_only():
+    """With ``hopeless`` a sample valued below -hopeless for its player to move gets no policy weight (its
+    policy loss no gradient), every sample keeps its value weight; at 0 the loss is the seed's, unweighted."""
+    from Train_Network import alphazero_loss
+
+    values = torch.tensor([[-0.95], [-0.5], [0.9], [-0.8]], requires_grad=True)
+    assert hopeless_weights(values, 0.0) is None
+    weights = hopeless_weights(values, 0.8)
+    assert weights.tolist() == [[0.0, 1.0], [1.0, 1.0], [1.0, 1.0], [1.0, 1.0]]
+    logits = torch.zeros(4, 26, requires_grad=True)
+    pis = torch.softmax(torch.randn(4, 26, generator=torch.Generator().manual_seed(0)), 1)
+    zs = torch.tensor([-1.0, 1.0, 1.0, -1.0])
+    _, policy_loss, value_loss = alphazero_loss(logits, values, pis, zs, sample_weights=weights)
+    policy_loss.backward()
+    assert logits.grad[0].abs().sum() == 0 and (logits.grad[1:].abs().sum(1) > 0).all()
+    plain = alphazero_loss(logits, values, pis, zs)
+    assert value_loss.item() == pytest.approx(plain[2].item())
+    torch.manual_seed(0)
+    recipe = GoRecipe(**{**TINY.__dict__, "hopeless": 0.5})
+    model = recipe.network()
+    optimizer, scheduler = make_optimizer(model, recipe)
+    metrics = train_iteration(model, optimizer, scheduler, ReplayBuffer(0.125, 3), recipe, np.random.default_rng(0))
+    assert 0.0 <= metrics["hopeless_share"] <= 1.0 and np.isfinite(metrics["loss"])
 
 
 @pytest.mark.parametrize("score", [0.55, 0.6])
