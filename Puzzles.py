@@ -271,11 +271,19 @@ PUZZLES = {
         # The configuration measured in docs/puzzles.md: the mixed beam of 2,000 from 8 views of every cube
         # (the cube and its inverse under 4 symmetries, Solver_Views), the shortest solution kept: about
         # two moves shorter than one beam of 4,000 at about the time of four; each view gets an eighth of
-        # the 16,000,000 states (~12 W states a step: room for ~83 steps) and of the minute.
+        # the 16,000,000 states (~12 W states a step: room for ~83 steps) and of the minute; the network's
+        # products in bfloat16 where the CPU or GPU has it (Precision.py: 1.6x the cubes a second here).
         default_solver="beam",
         script_searches=False,
         default_solver_options=MappingProxyType(
-            {"beam_width": 2000, "beam_rank": "mixed", "views": 8, "max_nodes": 16_000_000, "seconds": 60.0}
+            {
+                "beam_width": 2000,
+                "beam_rank": "mixed",
+                "views": 8,
+                "max_nodes": 16_000_000,
+                "seconds": 60.0,
+                "precision": "auto",
+            }
         ),
     ),
 }
