@@ -29,11 +29,11 @@ import numpy as np
 import torch
 
 import common  # noqa: F401  (import paths)
+import Precision
 import Solvers as S
-from common import Cli, timed
+from common import Cli, load_3x3_model, timed
 from Cube_Model import NO_ACTION
 from Kociemba_Solver import solution_lengths
-from Policy_Value_Net import CheckpointError, load_model
 from Puzzles import get_puzzle
 from Solver_Base import SolveResult, evaluate_once, verify
 
@@ -192,14 +192,10 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=Cli.seed, default=0, help="seed of the positions")
     p.add_argument("--ranks", type=_rank_list, default=["value"], help="quality: beam ranks, e.g. value,mixed")
     p.add_argument(
-        "--precision", choices=S.Precision.PRECISIONS, default="fp32", help="quality: the network's products"
+        "--precision", choices=Precision.PRECISIONS, default="fp32", help="quality: the network's products"
     )
     args = p.parse_args(argv)
-    try:
-        model = load_model(args.model, puzzle="3x3").eval()
-    except CheckpointError as exc:
-        return Cli.fail(exc)
-    torch.set_num_threads(args.threads)
+    model = load_3x3_model(args.model, args.threads)
     # The positions of ``evaluate.py --puzzle 3x3 --uniform N --seed S`` (their first ones for speed).
     if args.rounds:
         cubes = P3.random_states(np.random.default_rng(args.seed), args.speed_cubes)

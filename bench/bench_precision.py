@@ -19,8 +19,8 @@ import torch
 
 import common  # noqa: F401  (import paths)
 import Precision
-from common import Cli
-from Policy_Value_Net import VALUE_PER_MOVE, CheckpointError, load_model
+from common import Cli, load_3x3_model
+from Policy_Value_Net import VALUE_PER_MOVE
 from Puzzles import get_puzzle
 from Solver_Base import network_fns
 from Train_Network import train_on_targets
@@ -85,11 +85,7 @@ def main(argv=None) -> int:
     p.add_argument("--rounds", type=Cli.int_in(1, 1000, "rounds"), default=3, help="interleaved rounds")
     p.add_argument("--seed", type=Cli.seed, default=0, help="seed of the states and targets")
     args = p.parse_args(argv)
-    try:
-        model = load_model(args.model, puzzle="3x3").eval()
-    except CheckpointError as exc:
-        return Cli.fail(exc)
-    torch.set_num_threads(args.threads)
+    model = load_3x3_model(args.model, args.threads)
     puzzle, rng = get_puzzle("3x3"), np.random.default_rng(args.seed)
     print(f"# {args.model}, {args.threads} thread(s); --precision auto is {Precision.resolve('auto', 'cpu')} here")
     reading(model, puzzle, walk_states(puzzle, args.states, rng), args.rounds)

@@ -13,8 +13,19 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 import Cli  # noqa: E402, F401  (the scripts' flag types and run_script: ``from common import Cli``)
-from Policy_Value_Net import PolicyValueNet  # noqa: E402
+from Policy_Value_Net import CheckpointError, PolicyValueNet, load_model  # noqa: E402
 from Rubik2x2Env import batch_onehot  # noqa: E402
+
+
+def load_3x3_model(path: str, threads: int) -> PolicyValueNet:
+    """The 3x3 model at ``path`` in eval mode, torch on ``threads`` threads; a missing or bad file ends
+    the script with one sentence and exit status 2."""
+    try:
+        model = load_model(path, puzzle="3x3").eval()
+    except CheckpointError as exc:
+        raise SystemExit(Cli.fail(exc)) from None
+    torch.set_num_threads(threads)
+    return model
 
 
 def random_net(seed: int = 0) -> PolicyValueNet:
