@@ -191,9 +191,7 @@ def main(argv=None) -> int:
     p.add_argument("--start-width", type=Cli.int_in(1, 100_000, "beam width"), default=256, help="widening: first")
     p.add_argument("--seed", type=Cli.seed, default=0, help="seed of the positions")
     p.add_argument("--ranks", type=_rank_list, default=["value"], help="quality: beam ranks, e.g. value,mixed")
-    p.add_argument(
-        "--precision", choices=Precision.PRECISIONS, default="fp32", help="quality: the network's products"
-    )
+    p.add_argument("--precision", choices=Precision.PRECISIONS, default="fp32", help="quality: the network's products")
     args = p.parse_args(argv)
     model = load_3x3_model(args.model, args.threads)
     # The positions of ``evaluate.py --puzzle 3x3 --uniform N --seed S`` (their first ones for speed).
