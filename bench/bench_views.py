@@ -18,6 +18,7 @@ import torch
 import common  # noqa: F401  (import paths)
 from common import Cli
 from Policy_Value_Net import load_model
+from Precision import PRECISIONS
 from Puzzles import get_puzzle
 from Solver_Base import network_fns
 from Solver_Views import cube_solution, disguise, view_count_limit, view_list
@@ -33,6 +34,7 @@ def main(argv=None) -> int:
     p.add_argument("--views", type=Cli.int_in(1, view_count_limit(P3)), default=8, help="views of each cube")
     p.add_argument("--beam-width", type=Cli.int_in(1, 1_000_000), default=2000, help="the mixed beam's width")
     p.add_argument("--seed", type=Cli.seed, default=0, help="draws the positions")
+    p.add_argument("--precision", choices=PRECISIONS, default="auto", help="the network's arithmetic (Precision.py)")
     args = p.parse_args(argv)
     try:
         model = load_model(args.checkpoint, puzzle=P3)
@@ -40,7 +42,7 @@ def main(argv=None) -> int:
         return Cli.fail(f"cannot load {args.checkpoint}: {exc}")
     torch.set_num_threads(1)
     cubes = P3.random_states(np.random.default_rng(args.seed), args.cubes)
-    value_fn, policy_fn = network_fns(model, puzzle=P3)
+    value_fn, policy_fn = network_fns(model, puzzle=P3, precision=args.precision)
     lengths = np.full((args.views, args.cubes), np.inf)
     started = time.perf_counter()
     for v, view in enumerate(view_list(P3, args.views)):
