@@ -108,7 +108,11 @@ GO_RECIPES = {
     # centre (docs/go.md). With that alone Black won every self-play game, and White, every position lost,
     # lost every game to GNU Go; so in half the games one colour draws every move from its visit counts,
     # an opponent that errs, against which the other learns what wins. The learning-rate drops sit at
-    # ~60% and ~85% of the ~18,000 steps two hours give at that speed on one thread.
+    # ~60% and ~85% of the ~18,000 steps two hours give at that speed on one thread. The sampled colour
+    # searches as the seed does (30 simulations at c_puct 0.3) and plays its most visited move, an opponent
+    # that errs the way a weak player does; and once Black wins nearly every self-play game, a sample the
+    # network values below -0.6 for its player to move trains the value only (``hopeless``), so White's
+    # policy is not overwritten by visit counts over moves that all lose (docs/go.md, "The shipped model").
     "go5": dict(
         game="go5",
         games=32,
@@ -117,6 +121,10 @@ GO_RECIPES = {
         simulations=64,
         c_puct=1.0,
         sampled_side=0.5,
+        sampled_simulations=30,
+        sampled_c_puct=0.3,
+        sampled_temperature=0.0,
+        hopeless=0.6,
         lr_milestones=[11000, 15500],
         gate_games=0,
         time_budget=120.0,
