@@ -129,9 +129,11 @@ GO_RECIPES = {
         gate_games=0,
         time_budget=120.0,
     ),
-    # go5 on 7x7 for the issue's 3 hours: a game is ~2x the moves and an iteration ~4x the time (about a
-    # minute on one thread at 64 simulations), so 100 SGD steps an iteration keep go5's ~1.1 draws per new
-    # sample, and the drops stay at ~60% and ~85% of the ~18,000 steps three hours give.
+    # go5 on 7x7 for the issue's 3 hours, without go5's seed-strength sampled search and hopeless (the 7x7 run
+    # came before them, and its White holds without them: docs/go.md). A game is ~2x the moves and an
+    # iteration ~4x the time (about a minute on one thread at 64 simulations), so 100 SGD steps an iteration
+    # keep go5's ~1.1 draws per new sample, and the drops stay at ~60% and ~85% of the ~18,000 steps three
+    # hours give.
     "go7": dict(
         game="go7",
         games=32,
