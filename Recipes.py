@@ -106,13 +106,13 @@ GO_RECIPES = {
     # Self-play searches 64 simulations at c_puct 1.0, not the seed's 30 at 0.3: the first 2-hour run's
     # weak self-play never punished Black openings beside the centre, and its final network forgot the
     # centre (docs/go.md). With that alone Black won every self-play game, and White, every position lost,
-    # lost every game to GNU Go; so in half the games one colour draws every move from its visit counts,
-    # an opponent that errs, against which the other learns what wins. The learning-rate drops sit at
-    # ~60% and ~85% of the ~18,000 steps two hours give at that speed on one thread. The sampled colour
-    # searches as the seed does (30 simulations at c_puct 0.3) and plays its most visited move, an opponent
-    # that errs the way a weak player does; and once Black wins nearly every self-play game, a sample the
-    # network values below -0.6 for its player to move trains the value only (``hopeless``), so White's
-    # policy is not overwritten by visit counts over moves that all lose (docs/go.md, "The shipped model").
+    # lost every game to GNU Go; so in half the games one colour, drawn at random, searches as the seed does
+    # (30 simulations at c_puct 0.3, its most visited move after the opening): an opponent that errs the way
+    # a weak player does, against which the other learns what wins. Once Black wins nearly every self-play
+    # game anyway, a sample the network values below -0.6 for its player to move trains the value only
+    # (``hopeless``), so White's policy is not overwritten by visit counts over moves that all lose
+    # (docs/go.md, "Results: the shipped model"). The learning-rate drops sit at ~60% and ~85% of the
+    # ~18,000 steps two hours give at that speed on one thread.
     "go5": dict(
         game="go5",
         games=32,
