@@ -32,6 +32,14 @@ def walk_states(puzzle, n: int, rng: np.random.Generator) -> np.ndarray:
     return np.concatenate([puzzle.scramble(rng, int((lengths == k).sum()), k)[0] for k in range(1, 27)])
 
 
+def print_rates(rates: dict[str, list[float]]) -> None:
+    """Each precision's states a second (median over rounds, and every round), then bf16's over fp32's: the
+    median of the per-round ratios, so that load on the machine, which hits both alike, cancels."""
+    for p, r in rates.items():
+        print(f"{p:<6} {np.median(r):12,.0f} states/s   (rounds: {', '.join(f'{x:,.0f}' for x in r)})")
+    print(f"ratio  {np.median(np.array(rates['bf16']) / np.array(rates['fp32'])):12.2f}x  (bf16 / fp32)")
+
+
 def reading(model, puzzle, cubes: np.ndarray, rounds: int) -> None:
     fns = {p: network_fns(model, "cpu", puzzle=puzzle, precision=p)[1].with_value for p in ("fp32", "bf16")}
     rates: dict[str, list[float]] = {"fp32": [], "bf16": []}
@@ -41,16 +49,13 @@ def reading(model, puzzle, cubes: np.ndarray, rounds: int) -> None:
             start = time.perf_counter()
             out[p] = fn(cubes)
             rates[p].append(len(cubes) / (time.perf_counter() - start))
-    ratio = np.median(np.array(rates["bf16"]) / np.array(rates["fp32"]))
     moves = np.abs(out["bf16"][:, 0] - out["fp32"][:, 0]) / VALUE_PER_MOVE
     same = (out["bf16"][:, 1:].argmax(1) == out["fp32"][:, 1:].argmax(1)).mean()
     print(f"# reading {len(cubes):,} walk states (1-26 moves), {rounds} rounds, value and logits in one forward")
-    for p, r in rates.items():
-        print(f"{p:<6} {np.median(r):12,.0f} states/s   (rounds: {', '.join(f'{x:,.0f}' for x in r)})")
-    print(f"ratio  {ratio:12.2f}x  (bf16 / fp32)")
+    print_rates(rates)
     print(
         f"bf16 value off by {moves.mean():.4f} moves on average, {moves.max():.4f} at most; same best move {same:.1%}"
-    )  # noqa: E501
+    )
 
 
 def training(model, puzzle, batch: int, steps: int, rounds: int, rng: np.random.Generator) -> None:
@@ -68,11 +73,8 @@ def training(model, puzzle, batch: int, steps: int, rounds: int, rng: np.random.
                 precision=p,
             )  # fmt: skip
             rates[p].append(n / (time.perf_counter() - start))
-    ratio = np.median(np.array(rates["bf16"]) / np.array(rates["fp32"]))
     print(f"# training: {steps} steps of {batch} a round, {rounds} rounds (Adam, distance and policy losses)")
-    for p, r in rates.items():
-        print(f"{p:<6} {np.median(r):12,.0f} states/s   (rounds: {', '.join(f'{x:,.0f}' for x in r)})")
-    print(f"ratio  {ratio:12.2f}x  (bf16 / fp32)")
+    print_rates(rates)
 
 
 def main(argv=None) -> int:

@@ -13,11 +13,9 @@ import argparse
 import time
 
 import numpy as np
-import torch
 
 import common  # noqa: F401  (import paths)
-from common import Cli
-from Policy_Value_Net import load_model
+from common import Cli, load_3x3_model
 from Precision import PRECISIONS
 from Puzzles import get_puzzle
 from Solver_Base import network_fns
@@ -36,11 +34,7 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=Cli.seed, default=0, help="draws the positions")
     p.add_argument("--precision", choices=PRECISIONS, default="auto", help="the network's arithmetic (Precision.py)")
     args = p.parse_args(argv)
-    try:
-        model = load_model(args.checkpoint, puzzle=P3)
-    except Exception as exc:  # a missing or bad file: one sentence
-        return Cli.fail(f"cannot load {args.checkpoint}: {exc}")
-    torch.set_num_threads(1)
+    model = load_3x3_model(args.checkpoint, threads=1)
     cubes = P3.random_states(np.random.default_rng(args.seed), args.cubes)
     value_fn, policy_fn = network_fns(model, puzzle=P3, precision=args.precision)
     lengths = np.full((args.views, args.cubes), np.inf)
