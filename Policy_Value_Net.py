@@ -25,6 +25,10 @@ Its checkpoint also holds ``canonical_symmetry``.
 body's widths; a checkpoint records them in its layer shapes and ``model_from_state`` reads them
 from there, as it reads the inputs and the value head.
 
+``PolicyValueNet(pair_input=True)`` (``main.py --input pairs``) reads its first layer from cubie colour
+pairs (``Pair_Input.CubiePairs``: one table row per cubie slot) instead of a Linear on the stickers; the
+input is the same one-hot, so every solver reads it unchanged. Its checkpoint holds ``cubie_pair_input``.
+
 Other puzzles: ``obs_dim`` and ``act_dim`` are the puzzle's (``Puzzles.Puzzle.obs_dim``: 144 for
 the 2x2, 324 for the 3x3; 12 actions for both). A checkpoint records them in its layer shapes,
 so ``model_from_state`` reads them from there, and ``load_model(..., puzzle=...)`` refuses a
@@ -43,6 +47,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from Games import GAMES
+from Pair_Input import CubiePairs, obs_dim_of_table
 from Puzzles import PUZZLES, VALUE_PER_MOVE, get_puzzle
 from Rubik2x2Env import (
     NUM_ACTIONS,
@@ -60,7 +65,10 @@ FIRST_LAYER = "body.0.weight"  # (512, obs_dim) in every checkpoint
 POLICY_LAYER = "policy_head.weight"  # (act_dim, 128)
 CANONICAL_KEY = "canonical_orientation"  # the state_dict entry that marks a canonicalising network
 SYMMETRY_KEY = "canonical_symmetry"  # ... and one that also reduces the 48 symmetries
+PAIR_KEY = "cubie_pair_input"  # ... and one whose first layer reads cubie colour pairs (Pair_Input)
+PAIR_TABLE = "body.0.table"  # that layer's (slots * 36 + 1, hidden) rows
 GO_SIZE_KEY = "go_board_size"  # the entry that marks a Go network (Go_Net) and holds its board size
+MARKERS = (CANONICAL_KEY, SYMMETRY_KEY, PAIR_KEY)  # state_dict entries that mark how a network reads, not weights
 
 
 class PolicyValueNet(nn.Module):
@@ -72,6 +80,7 @@ class PolicyValueNet(nn.Module):
         canonical_symmetry: bool = False,
         distance_classes: int = 0,
         hidden_sizes: tuple[int, ...] = HIDDEN_SIZES,
+        pair_input: bool = False,
     ):
         super().__init__()
         if (canonical_orientation or canonical_symmetry) and obs_dim != OBS_DIM_2X2:
@@ -87,7 +96,8 @@ class PolicyValueNet(nn.Module):
         layers: list[nn.Module] = []
         width = obs_dim
         for hidden in self.hidden_sizes:
-            layers += [nn.Linear(width, hidden), nn.LayerNorm(hidden), nn.ReLU()]
+            first = CubiePairs(width, hidden) if pair_input and not layers else nn.Linear(width, hidden)
+            layers += [first, nn.LayerNorm(hidden), nn.ReLU()]
             width = hidden
         self.body = nn.Sequential(*layers)
         self.policy_head = nn.Linear(width, act_dim)
@@ -105,6 +115,8 @@ class PolicyValueNet(nn.Module):
             tables.update(ROTATION_CANONICAL_TABLES)
         if self.symmetric:
             self.register_buffer(SYMMETRY_KEY, torch.ones(()))
+        if pair_input:
+            self.register_buffer(PAIR_KEY, torch.ones(()))
             tables.update(SYMMETRY_CANONICAL_TABLES)
         for name, table in tables.items():
             self.register_buffer("_" + name, torch.tensor(np.asarray(table), dtype=torch.int64), persistent=False)
@@ -312,7 +324,7 @@ def check_weights(state: dict, path: str) -> None:
     for key, value in state.items():
         if not isinstance(key, str):
             raise CheckpointError(f"checkpoint '{path}' is damaged: it has a non-string key {key!r}.")
-        if key in (CANONICAL_KEY, SYMMETRY_KEY):  # markers, not weights
+        if key in MARKERS:  # markers, not weights
             continue
         if not isinstance(value, torch.Tensor):
             raise CheckpointError(f"checkpoint '{path}' is damaged: '{key}' is a {type(value).__name__}, not a tensor.")
@@ -333,8 +345,10 @@ def distance_classes_of(state: dict) -> int:
 
 def hidden_sizes_of(state: dict) -> tuple[int, ...]:
     """The hidden layer sizes of a state_dict: the rows of each body Linear (``body.0``,
-    ``body.3``, ... : Linear, LayerNorm, ReLU per layer); ``HIDDEN_SIZES`` when it has none."""
-    sizes = []
+    ``body.3``, ... : Linear, LayerNorm, ReLU per layer; a cubie-pair first layer's table columns);
+    ``HIDDEN_SIZES`` when it has none."""
+    table = state.get(PAIR_TABLE)
+    sizes = [int(table.shape[1])] if isinstance(table, torch.Tensor) and table.dim() == 2 else []
     while isinstance(weight := state.get(f"body.{3 * len(sizes)}.weight"), torch.Tensor) and weight.dim() == 2:
         sizes.append(int(weight.shape[0]))
     return tuple(sizes) or HIDDEN_SIZES
@@ -362,7 +376,6 @@ def model_from_state(
     canonicalises orientations (and symmetries) if ``state`` did or the flags ask for it:
     a plain network's weights then start a canonicalising one. Its value head (scalar, or
     ``distance_classes`` rows) and its hidden layer sizes are the ones ``state`` holds."""
-    markers = (CANONICAL_KEY, SYMMETRY_KEY)
     obs_dim, act_dim = state_dims(state)
     try:
         model = PolicyValueNet(
@@ -372,15 +385,16 @@ def model_from_state(
             canonical_symmetry=canonical_symmetry or SYMMETRY_KEY in state,
             distance_classes=distance_classes_of(state) if "value_head.weight" in state else distance_classes,
             hidden_sizes=hidden_sizes_of(state),
+            pair_input=PAIR_KEY in state,
         )
     except ValueError as exc:
         raise CheckpointError(f"checkpoint '{path}' cannot be built: {exc}.") from None
-    weights = {k: v for k, v in state.items() if k not in markers}
+    weights = {k: v for k, v in state.items() if k not in MARKERS}
     try:
         missing, unexpected = model.load_state_dict(weights, strict=False)
     except (RuntimeError, KeyError):
         missing = unexpected = ["shapes"]
-    if [k for k in missing if k not in markers] or unexpected:
+    if [k for k in missing if k not in MARKERS] or unexpected:
         raise CheckpointError(f"checkpoint '{path}' does not fit PolicyValueNet (wrong keys or shapes).")
     return model
 
@@ -390,8 +404,10 @@ def state_dims(state: dict) -> tuple[int, int]:
     they are a registered game's (``Games.GAMES``: the puzzles, and games such as the tests'
     tic-tac-toe); else the 2x2's 144 and 12, so that ``model_from_state`` reports the shapes that
     do not fit (a network of another size is a damaged file, not a new game)."""
-    first, policy = state.get(FIRST_LAYER), state.get(POLICY_LAYER)
+    first, policy, table = state.get(FIRST_LAYER), state.get(POLICY_LAYER), state.get(PAIR_TABLE)
     obs_dim = first.shape[1] if isinstance(first, torch.Tensor) and first.dim() == 2 else OBS_DIM_2X2
+    if isinstance(table, torch.Tensor) and table.dim() == 2:
+        obs_dim = obs_dim_of_table(table.shape[0]) or OBS_DIM_2X2
     act_dim = policy.shape[0] if isinstance(policy, torch.Tensor) and policy.dim() == 2 else NUM_ACTIONS
     if (obs_dim, act_dim) not in {(int(np.prod(g.obs_shape)), g.num_actions) for g in GAMES.values()}:
         return OBS_DIM_2X2, NUM_ACTIONS

@@ -71,6 +71,7 @@ RECIPES = {
         targets="diffusion",
         walk_len=26,
         hidden_sizes=[1024, 256, 256, 256],
+        input="pairs",
         value_loss="distance",
         distance_classes=27,
         value_weight=2.0,

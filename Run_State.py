@@ -667,7 +667,9 @@ def start_run(args: argparse.Namespace, device: torch.device) -> Run:
     torch.manual_seed(args.seed)
     # Drawn in every case, so that torch's random stream after it is the same whichever start.
     puzzle = get_puzzle(args.puzzle)
-    model = PolicyValueNet(puzzle.obs_dim, hidden_sizes=tuple(args.hidden_sizes), **network_flags(args)).to(device)
+    model = PolicyValueNet(
+        puzzle.obs_dim, hidden_sizes=tuple(args.hidden_sizes), pair_input=args.input == "pairs", **network_flags(args)
+    ).to(device)
     state_path = state_path_for(args.checkpoint)
     if not args.fresh and os.path.isfile(state_path):
         run = load_state(state_path, args, device)

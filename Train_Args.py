@@ -197,6 +197,14 @@ FLAG_GROUPS: dict[str | None, list] = {
             metavar="N",
         ),
         Flag(
+            "--input",
+            "stickers",
+            "what the network's first layer reads: 'stickers' (a Linear on the one-hot stickers, the original) or "
+            "'pairs' (one table row per cubie slot, picked by two of its stickers' colours: Pair_Input.py); a saved "
+            "network keeps its own",
+            choices=["stickers", "pairs"],
+        ),
+        Flag(
             "--double-estimate",
             False,
             "with --targets lookahead: value the chosen move's child a second time with the cube turned as a whole "

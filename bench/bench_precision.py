@@ -19,25 +19,11 @@ import torch
 
 import common  # noqa: F401  (import paths)
 import Precision
-from common import Cli, load_3x3_model
+from common import Cli, load_3x3_model, print_rates, walk_states
 from Policy_Value_Net import VALUE_PER_MOVE
 from Puzzles import get_puzzle
 from Solver_Base import network_fns
 from Train_Network import train_on_targets
-
-
-def walk_states(puzzle, n: int, rng: np.random.Generator) -> np.ndarray:
-    """``n`` cube states, each a random walk of 1..26 moves from solved (an even mix of lengths)."""
-    lengths = rng.integers(1, 27, n)
-    return np.concatenate([puzzle.scramble(rng, int((lengths == k).sum()), k)[0] for k in range(1, 27)])
-
-
-def print_rates(rates: dict[str, list[float]]) -> None:
-    """Each precision's states a second (median over rounds, and every round), then bf16's over fp32's: the
-    median of the per-round ratios, so that load on the machine, which hits both alike, cancels."""
-    for p, r in rates.items():
-        print(f"{p:<6} {np.median(r):12,.0f} states/s   (rounds: {', '.join(f'{x:,.0f}' for x in r)})")
-    print(f"ratio  {np.median(np.array(rates['bf16']) / np.array(rates['fp32'])):12.2f}x  (bf16 / fp32)")
 
 
 def reading(model, puzzle, cubes: np.ndarray, rounds: int) -> None:

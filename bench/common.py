@@ -28,6 +28,22 @@ def load_3x3_model(path: str, threads: int) -> PolicyValueNet:
     return model
 
 
+def walk_states(puzzle, n: int, rng: np.random.Generator) -> np.ndarray:
+    """``n`` cube states, each a random walk of 1..26 moves from solved (an even mix of lengths)."""
+    lengths = rng.integers(1, 27, n)
+    return np.concatenate([puzzle.scramble(rng, int((lengths == k).sum()), k)[0] for k in range(1, 27)])
+
+
+def print_rates(rates: dict[str, list[float]], over: tuple[str, str] = ("bf16", "fp32")) -> None:
+    """Each setting's states a second (median over rounds, and every round), then ``over[0]``'s over
+    ``over[1]``'s: the median of the per-round ratios, so that load on the machine, which hits both alike,
+    cancels."""
+    for p, r in rates.items():
+        print(f"{p:<9} {np.median(r):12,.0f} states/s   (rounds: {', '.join(f'{x:,.0f}' for x in r)})")
+    ratio = np.median(np.array(rates[over[0]]) / np.array(rates[over[1]]))
+    print(f"ratio     {ratio:12.2f}x  ({over[0]} / {over[1]})")
+
+
 def random_net(seed: int = 0) -> PolicyValueNet:
     torch.manual_seed(seed)
     return PolicyValueNet().eval()

@@ -230,6 +230,19 @@ TABLE = {
         },
         [],
     ),
+    "bench/bench_pair_input.py": (
+        "main",
+        {
+            "--threads": ["0", "x"],
+            "--states": ["0", "x"],
+            "--batch-size": ["0", "x"],
+            "--steps": ["0", "x"],
+            "--rounds": ["0", "x"],
+            "--precision": ["fp16", ""],
+            "--seed": SEEDS,
+        },
+        [],
+    ),
     "bench/bench_views.py": (
         "main",
         {"--cubes": ["0", "x"], "--views": ["0", "97", "x"], "--beam-width": ["0", "x"], "--seed": SEEDS},

@@ -14,6 +14,7 @@ import torch
 
 from conftest import REPO, make_checkpoint
 from main import learning_rate, parse_args
+from Pair_Input import CubiePairs
 from Policy_Value_Net import PolicyValueNet, hidden_sizes_of, load_model, save_checkpoint
 from Recipes import RECIPES
 
@@ -64,11 +65,13 @@ def test_recipe_3x3_and_the_3x3_defaults():
 
 def test_the_recipe_network_ships_under_20_mb(tmp_path):
     r = RECIPES["3x3"]
-    net = PolicyValueNet(324, hidden_sizes=tuple(r["hidden_sizes"]), distance_classes=r["distance_classes"])
+    sizes, pairs = tuple(r["hidden_sizes"]), r["input"] == "pairs"
+    net = PolicyValueNet(324, hidden_sizes=sizes, distance_classes=r["distance_classes"], pair_input=pairs)
     save_checkpoint(net, str(tmp_path / "net.pt"))
     assert (tmp_path / "net.pt").stat().st_size < 20 * 2**20
     model = load_model(str(tmp_path / "net.pt"), puzzle="3x3")  # sizes and head read back from the file
     assert model.hidden_sizes == tuple(r["hidden_sizes"]) and model.distance_classes == 27
+    assert isinstance(model.body[0], CubiePairs)  # the recipe's first layer reads cubie pairs (Pair_Input)
     assert hidden_sizes_of(PolicyValueNet().state_dict()) == (512, 1024, 512, 128)
 
 
