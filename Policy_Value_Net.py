@@ -115,9 +115,9 @@ class PolicyValueNet(nn.Module):
             tables.update(ROTATION_CANONICAL_TABLES)
         if self.symmetric:
             self.register_buffer(SYMMETRY_KEY, torch.ones(()))
+            tables.update(SYMMETRY_CANONICAL_TABLES)
         if pair_input:
             self.register_buffer(PAIR_KEY, torch.ones(()))
-            tables.update(SYMMETRY_CANONICAL_TABLES)
         for name, table in tables.items():
             self.register_buffer("_" + name, torch.tensor(np.asarray(table), dtype=torch.int64), persistent=False)
 
