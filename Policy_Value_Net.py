@@ -61,7 +61,7 @@ from Run_IO import DEFAULT_CHECKPOINT, CheckpointError, atomic_write, find_check
 
 HIDDEN_SIZES = (512, 1024, 512, 128)
 OBS_DIM_2X2 = NUM_STICKERS * NUM_FACES  # 144: the inputs the canonicalising tables are built for
-FIRST_LAYER = "body.0.weight"  # (512, obs_dim) in every checkpoint
+FIRST_LAYER = "body.0.weight"  # (512, obs_dim) in every checkpoint but a cubie-pair one (PAIR_TABLE)
 POLICY_LAYER = "policy_head.weight"  # (act_dim, 128)
 CANONICAL_KEY = "canonical_orientation"  # the state_dict entry that marks a canonicalising network
 SYMMETRY_KEY = "canonical_symmetry"  # ... and one that also reduces the 48 symmetries

@@ -64,8 +64,9 @@ RECIPES = {
     ),
     # The 3x3 on a 2-core CPU in an hour (docs/puzzles.md): CayleyPy's random-walk lengths,
     # every walk length 1..26 (the 3x3's diameter in quarter turns) from the first iteration,
-    # large batches of fresh states (no replay: each state is seen once), a distance head that
-    # reads the expected walk length, and a learning rate annealed over the time budget.
+    # large batches of fresh states (no replay: each state is seen once), a first layer that reads
+    # cubie colour pairs (Pair_Input), a distance head that reads the expected walk length, and a
+    # learning rate annealed over the time budget.
     "3x3": dict(
         puzzle="3x3",
         targets="diffusion",
