@@ -72,6 +72,16 @@ def geometry(n: int) -> tuple[tuple[tuple[np.ndarray, np.ndarray], ...], dict]:
     return stickers, {(tuple(p), tuple(normal)): s for s, (p, normal) in enumerate(stickers)}
 
 
+def cubie_stickers(n: int) -> list[list[int]]:
+    """The sticker indices of every cubie of an ``n`` cube that shows any (one list per cubie, in sticker
+    order), cubies in the order of their positions: 3 stickers a corner, 2 an edge, 1 a centre."""
+    stickers, _ = geometry(n)
+    by_cubie: dict[tuple, list[int]] = {}
+    for s, (position, _) in enumerate(stickers):
+        by_cubie.setdefault(tuple(int(c) for c in position), []).append(s)
+    return [group for _, group in sorted(by_cubie.items())]
+
+
 def quarter_turn_perm(n: int, face: int, clockwise: bool) -> np.ndarray:
     """Permutation ``new = old[perm]`` of one quarter turn of the outer layer of ``face``."""
     stickers, index = geometry(n)

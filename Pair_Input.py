@@ -34,11 +34,7 @@ ROWS_PER_SLOT = COLOURS * COLOURS  # the colour pairs of a slot's two stickers
 def pair_slots(size: int) -> np.ndarray:
     """``(slots, 2)`` sticker indices: two stickers of every corner and edge cubie of a ``size`` cube
     (centres, one sticker, have no pair), slots in the order of the cubies' positions."""
-    stickers, _ = Cube_Model.geometry(size)
-    by_cubie: dict[tuple, list[int]] = {}
-    for s, (position, _) in enumerate(stickers):
-        by_cubie.setdefault(tuple(int(c) for c in position), []).append(s)
-    return np.array([group[:2] for _, group in sorted(by_cubie.items()) if len(group) >= 2], dtype=np.intp)
+    return np.array([group[:2] for group in Cube_Model.cubie_stickers(size) if len(group) >= 2], dtype=np.intp)
 
 
 def size_of_obs(obs_dim: int) -> int | None:

@@ -64,12 +64,9 @@ def _cubie_slots() -> tuple[np.ndarray, np.ndarray]:
     middle-layer edge on F or B); a corner's other two follow in one fixed turning sense, the
     same for every slot, so a twist of a cubie moves its colours round the positions."""
     stickers, _ = Cube_Model.geometry(3)
-    by_cubie: dict[tuple, list[int]] = {}
-    for s, (p, _) in enumerate(stickers):
-        by_cubie.setdefault(tuple(int(c) for c in p), []).append(s)
     normals = [n for _, n in stickers]
     corners, edges = [], []
-    for group in (by_cubie[p] for p in sorted(by_cubie)):
+    for group in Cube_Model.cubie_stickers(3):
         if len(group) == 3:
             ref = next(s for s in group if normals[s][1] != 0)
             a, b = (s for s in group if s != ref)
