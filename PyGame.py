@@ -15,7 +15,7 @@ model, ``gumbel`` searches ``--sims`` simulations per move. The window names the
 
 ``--puzzle 3x3`` shows the 3x3 (``Puzzles.py``): the same window with nine stickers a face,
 solved with ``--solver`` greedy, beam, astar or bestfirst (MCTS and Gumbel search the 2x2 only
-so far; without ``--solver``, the mixed beam of 4,000 of docs/puzzles.md) and the model
+so far; without ``--solver``, the multi-view mixed beam of docs/puzzles.md) and the model
 ``rubik3x3_policy_value.pt`` (or ``--checkpoint``). Beside a solution it shows kociemba's two-phase
 length in quarter turns instead of the 2x2's optimal length.
 

@@ -25,7 +25,7 @@ Modes:
   sample of ``--sample`` positions (100,000) plus every position at distances 13 and 14.
 
 ``--solver`` (default ``mcts``, the original's search, exactly as above; the 3x3's default is the
-mixed beam of 4,000 of docs/puzzles.md, ``Puzzle.default_solver``) picks how cubes are
+multi-view mixed beam of docs/puzzles.md, ``Puzzle.default_solver_options``) picks how cubes are
 solved in every mode: ``greedy``, ``beam``, ``astar``, ``bestfirst`` (no network needed) or
 ``gumbel`` (see ``Solvers.py``). Every solve is checked by replaying its moves, and every
 result also reports the states each solver generated (``mean_nodes``; MCTS: simulations)

@@ -13,7 +13,7 @@ seed is given one is drawn and printed, so any run can be repeated), or with an 
 states the solver generated (MCTS: simulations) and the seconds it took.
 
 ``--puzzle 3x3`` plays the 3x3 instead (``--solver`` greedy, beam, astar or bestfirst; mcts and
-gumbel search the 2x2 only so far; without ``--solver``, the mixed beam of 4,000 of docs/puzzles.md), with
+gumbel search the 2x2 only so far; without ``--solver``, the multi-view mixed beam of docs/puzzles.md), with
 ``pretrained/rubik3x3_policy_value.pt`` or ``--checkpoint``; the reference length is then kociemba's
 two-phase solution in quarter turns (``kociemba`` in the JSON), there being no exact optimal solver for it.
 """
