@@ -13,7 +13,10 @@ recipe's hour, and solutions about a move shorter.
 
 The layer takes the same one-hot input as the Linear, so every solver and search reads it unchanged:
 ``x @ index`` turns each slot's two one-hot colours into its row number (exact in float32: at most 35),
-and ``embedding_bag`` sums the rows, the bias being the table's last row, read by every cube.
+and ``embedding_bag`` sums the rows, the bias being the table's last row, read by every cube. It also
+takes the stickers' colours themselves (an integer ``(B, stickers)`` tensor), the same rows without the
+one-hot: ``Solver_Base.network_fns`` hands a searching network those, which saves making the one-hot
+(about a tenth of a float32 search's time, docs/puzzles.md).
 """
 
 from __future__ import annotations
@@ -68,6 +71,7 @@ class CubiePairs(nn.Module):
             index[first * COLOURS : (first + 1) * COLOURS, s] = COLOURS * np.arange(COLOURS)
             index[second * COLOURS : (second + 1) * COLOURS, s] = np.arange(COLOURS)
         offsets = np.append(np.arange(len(slots)) * ROWS_PER_SLOT, len(slots) * ROWS_PER_SLOT)
+        self.register_buffer("_slots", torch.from_numpy(slots), persistent=False)
         self.register_buffer("_index", torch.from_numpy(index), persistent=False)
         self.register_buffer("_offsets", torch.from_numpy(offsets), persistent=False)
         # As a Linear's Kaiming-normal rows for the slots' sum, and a zero bias (the last row).
@@ -76,8 +80,13 @@ class CubiePairs(nn.Module):
         self.table = nn.Parameter(table)
 
     def rows(self, x: torch.Tensor) -> torch.Tensor:
-        """``(B, slots + 1)`` the table rows each cube reads: its slots' and the bias row."""
-        pairs = (x.float() @ self._index).round().long()
+        """``(B, slots + 1)`` the table rows each cube reads: its slots' and the bias row. ``x``: one-hot
+        stickers, or (an integer tensor) the stickers' colours."""
+        if x.is_floating_point():
+            pairs = (x.float() @ self._index).round().long()
+        else:
+            colours = x.long()
+            pairs = colours[:, self._slots[:, 0]] * COLOURS + colours[:, self._slots[:, 1]]
         return torch.cat([pairs, pairs.new_zeros(len(x), 1)], dim=1) + self._offsets
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:

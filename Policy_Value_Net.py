@@ -121,6 +121,12 @@ class PolicyValueNet(nn.Module):
         for name, table in tables.items():
             self.register_buffer("_" + name, torch.tensor(np.asarray(table), dtype=torch.int64), persistent=False)
 
+    @property
+    def reads_colours(self) -> bool:
+        """Whether the network also takes the stickers' colours, an integer ``(B, stickers)`` tensor, for
+        the one-hot (a cubie-pair first layer, ``Pair_Input``; the canonical forms read one-hot only)."""
+        return isinstance(self.body[0], CubiePairs) and not self.canonical
+
     def _init_weights(self) -> None:
         # As the original: Kaiming-normal (ReLU) weights and zero biases for every Linear.
         for m in self.modules():

@@ -6,7 +6,9 @@ Both networks have the recipe's shape (1,024, 256, 256, 256 units, 27 distance c
 pass, what the mixed beam reads) on ``--states`` random-walk states; training: ``Train_Network.train_on_targets``
 steps of ``--batch-size``. Both at ``--precision`` (``auto``: bf16 where the CPU multiplies it natively, as the
 recipe and the 3x3's default solver), the two networks interleaved round by round so that load on the machine
-hits both alike; states a second and the ratio pairs / stickers (the median of per-round ratios).
+hits both alike; states a second and the ratio pairs / stickers (the median of per-round ratios). Reading also
+times the pair network fed the one-hot (``pairs-1hot``), as searches fed it before they handed it the stickers'
+colours (``PolicyValueNet.reads_colours``): the ratio pairs / pairs-1hot is what skipping the one-hot buys.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import torch
 
 import common  # noqa: F401  (import paths)
 import Precision
-from common import Cli, print_rates, walk_states
+from common import Cli, print_rates, print_ratio, walk_states
 from Policy_Value_Net import VALUE_PER_MOVE, PolicyValueNet
 from Puzzles import get_puzzle
 from Recipes import RECIPES
@@ -43,9 +45,19 @@ def networks(seed: int) -> dict[str, PolicyValueNet]:
     }
 
 
+class OneHotPairs(PolicyValueNet):
+    """A pair network that searches feed the one-hot, as before ``reads_colours``."""
+
+    reads_colours = False
+
+
 def reading(nets, puzzle, cubes: np.ndarray, rounds: int, precision: str) -> None:
+    one_hot = OneHotPairs(324, distance_classes=nets["pairs"].distance_classes, hidden_sizes=nets["pairs"].hidden_sizes,
+                          pair_input=True)  # fmt: skip
+    one_hot.load_state_dict(nets["pairs"].state_dict())
+    nets = {**nets, "pairs-1hot": one_hot.eval()}
     fns = {k: network_fns(net, "cpu", puzzle=puzzle, precision=precision)[1].with_value for k, net in nets.items()}
-    rates: dict[str, list[float]] = {k: [] for k in INPUTS}
+    rates: dict[str, list[float]] = {k: [] for k in nets}
     for _ in range(rounds):
         for k, fn in fns.items():
             start = time.perf_counter()
@@ -53,6 +65,7 @@ def reading(nets, puzzle, cubes: np.ndarray, rounds: int, precision: str) -> Non
             rates[k].append(len(cubes) / (time.perf_counter() - start))
     print(f"# reading {len(cubes):,} walk states (1-26 moves), {rounds} rounds, value and logits in one forward")
     print_rates(rates, over=("pairs", "stickers"))
+    print_ratio(rates, "pairs", "pairs-1hot")
 
 
 def training(nets, puzzle, batch: int, steps: int, rounds: int, precision: str, rng: np.random.Generator) -> None:

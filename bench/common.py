@@ -39,9 +39,14 @@ def print_rates(rates: dict[str, list[float]], over: tuple[str, str] = ("bf16", 
     ``over[1]``'s: the median of the per-round ratios, so that load on the machine, which hits both alike,
     cancels."""
     for p, r in rates.items():
-        print(f"{p:<9} {np.median(r):12,.0f} states/s   (rounds: {', '.join(f'{x:,.0f}' for x in r)})")
-    ratio = np.median(np.array(rates[over[0]]) / np.array(rates[over[1]]))
-    print(f"ratio     {ratio:12.2f}x  ({over[0]} / {over[1]})")
+        print(f"{p:<10} {np.median(r):12,.0f} states/s   (rounds: {', '.join(f'{x:,.0f}' for x in r)})")
+    print_ratio(rates, *over)
+
+
+def print_ratio(rates: dict[str, list[float]], top: str, bottom: str) -> None:
+    """``top``'s states a second over ``bottom``'s: the median of the per-round ratios."""
+    ratio = np.median(np.array(rates[top]) / np.array(rates[bottom]))
+    print(f"{'ratio':<10} {ratio:12.2f}x  ({top} / {bottom})")
 
 
 def random_net(seed: int = 0) -> PolicyValueNet:

@@ -11,6 +11,7 @@ import Precision
 from Pair_Input import ROWS_PER_SLOT, CubiePairs, obs_dim_of_table, pair_slots, size_of_obs
 from Policy_Value_Net import PAIR_KEY, CheckpointError, PolicyValueNet, load_model, save_checkpoint, state_dims
 from Puzzles import get_puzzle
+from Solver_Base import network_fns
 
 
 def cubes_of(name: str, n: int, seed: int = 0) -> np.ndarray:
@@ -53,6 +54,24 @@ def test_the_layer_sums_the_rows_a_plain_loop_picks(name):
     rows = [[s * ROWS_PER_SLOT + 6 * cube[a] + cube[b] for s, (a, b) in enumerate(slots)] for cube in cubes]
     want = np.array([table[-1] + sum(table[r] for r in picked) for picked in rows])
     np.testing.assert_allclose(got.detach().numpy(), want, rtol=1e-5, atol=1e-5)
+    # The colours themselves (what a search hands it) pick the same rows.
+    assert torch.equal(layer(torch.from_numpy(cubes.astype(np.int8))), got)
+
+
+@pytest.mark.parametrize("name", ["2x2", "3x3"])
+def test_a_search_hands_a_pair_network_colours_and_reads_the_one_hots_numbers(name, monkeypatch):
+    puzzle = get_puzzle(name)
+    torch.manual_seed(0)
+    model = PolicyValueNet(puzzle.obs_dim, puzzle.num_actions, hidden_sizes=(32, 16), pair_input=True).eval()
+    assert model.reads_colours and not PolicyValueNet(puzzle.obs_dim, hidden_sizes=(8,)).reads_colours
+    cubes = cubes_of(name, 40, seed=2)
+    with torch.no_grad():
+        logits, value = model(torch.from_numpy(puzzle.encode(cubes)))
+    seen = []
+    monkeypatch.setattr(model, "forward", lambda x: seen.append(x.dtype) or PolicyValueNet.forward(model, x))
+    read = network_fns(model, "cpu", puzzle=puzzle)[1].with_value(cubes)
+    assert seen == [torch.int8]
+    np.testing.assert_array_equal(read, torch.cat([value, logits], 1).numpy())
 
 
 def test_under_bfloat16_it_sums_in_float32_and_hands_on_bfloat16():
