@@ -116,8 +116,9 @@ def network_fns(
     colours_in = getattr(model, "reads_colours", False)
 
     def run(cubes: np.ndarray, head: Callable[[torch.Tensor], torch.Tensor], width: tuple) -> np.ndarray:
-        """``head(one-hot rows)`` of every cube, ``batch`` rows at a time, as float32 ``(n, *width)``;
-        with ``symmetries``, the mean over the disguises (columns from ``width[0] - 12`` on are logits)."""
+        """``head(input rows)`` (one-hot; a cubie-pair network's: the colours) of every cube, ``batch`` rows
+        at a time, as float32 ``(n, *width)``; with ``symmetries``, the mean over the disguises (columns from
+        ``width[0] - 12`` on are logits)."""
         cubes = np.asarray(cubes).reshape(-1, puzzle.num_stickers)
         out = [np.zeros((0, *width), np.float32)]
         with eval_mode(model), torch.inference_mode(), Precision.autocast(precision, device):
