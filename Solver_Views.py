@@ -54,23 +54,36 @@ def view_list(puzzle: Puzzle, count: int) -> list[View]:
 
 
 def solve_from_views(
-    run: Callable[..., list[SolveResult]], cubes: np.ndarray, last, count, opts, puzzle: Puzzle, *args
+    run: Callable[..., list[SolveResult]],
+    cubes: np.ndarray,
+    last,
+    count,
+    opts,
+    puzzle: Puzzle,
+    *args,
+    stops_views: bool = False,
 ) -> list[SolveResult]:
     """``run(cubes, last, count, opts, *args)`` (a ``SolverSpec.run``) on ``opts.views`` views of every cube
     at once, each view with ``1 / views`` of the budgets; per cube the shortest solution, in the cube's own
-    moves, replayed on the cube (module docstring)."""
+    moves, replayed on the cube (module docstring). The views of a cube are handed on side by side; with
+    ``stops_views`` (the beam) ``run`` also gets ``siblings`` (each view's cube) and stops a cube's views
+    once one has solved it (``Tree_Searches._lockstep``): the same shortest solution, fewer states."""
     views = view_list(puzzle, opts.views)
-    starts, lasts, counts = zip(*(disguise(cubes, last, count, view, puzzle) for view in views))
+    starts, lasts, counts = (
+        np.stack(parts, axis=1).reshape(len(cubes) * len(views), *parts[0].shape[1:])
+        for parts in zip(*(disguise(cubes, last, count, view, puzzle) for view in views))
+    )  # row i * views + v: view v of cube i
     share = dataclasses.replace(
         opts,
         views=1,
         max_nodes=max(1, opts.max_nodes // len(views)),
         seconds=None if opts.seconds is None else opts.seconds / len(views),
     )
-    results = run(np.concatenate(starts), np.concatenate(lasts), np.concatenate(counts), share, *args)
+    extra = {"siblings": np.repeat(np.arange(len(cubes)), len(views))} if stops_views else {}
+    results = run(starts, lasts, counts, share, *args, **extra)
     best = []
     for i, cube in enumerate(cubes):
-        mine = [results[v * len(cubes) + i] for v in range(len(views))]
+        mine = results[i * len(views) : (i + 1) * len(views)]
         found = (cube_solution(cube, r, view, puzzle) for r, view in zip(mine, views))
         solutions = [moves for moves in found if moves is not None]
         # Unsolved: view 0's walk (the cube itself, symmetry 0 being the identity).

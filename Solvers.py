@@ -305,11 +305,14 @@ def _run_greedy(cubes, last, count, opts, model, value_fn, policy_fn, device, pu
     return greedy(cubes, _need(value_fn, "greedy", "value_fn"), last, count, opts.max_moves, puzzle=puzzle)
 
 
-def _run_beam(cubes, last, count, opts, model, value_fn, policy_fn, device, puzzle) -> list[SolveResult]:
+def _run_beam(cubes, last, count, opts, model, value_fn, policy_fn, device, puzzle, siblings=None) -> list[SolveResult]:
     by_position = getattr(value_fn if opts.beam_rank == "value" else policy_fn, "reads_positions", False)
     budgets = (opts.beam_width, opts.max_moves, opts.max_nodes, opts.beam_rank, opts.seconds)
     if not opts.beam_widen:
-        return beam_lockstep(cubes, value_fn, policy_fn, last, count, *budgets, puzzle=puzzle, by_position=by_position)
+        return beam_lockstep(
+            cubes, value_fn, policy_fn, last, count, *budgets, puzzle=puzzle, by_position=by_position,
+            siblings=siblings,
+        )  # fmt: skip
     if opts.seconds is None:
         raise ValueError("--beam-widen needs --time-limit: it widens the beam until the limit")
     last, count = start_history(len(cubes), last, count)
@@ -358,6 +361,9 @@ class SolverSpec:
     #: every cube from a fresh move history, as the evaluation plays it; the scripts' own paths for
     #: it take only the puzzles whose ``script_searches`` is set.
     game_search: bool = False
+    #: Its ``run`` takes ``siblings`` (``Solver_Views.solve_from_views``) and stops a cube's other views
+    #: once one has solved it: the beam, whose views all advance a depth a round.
+    stops_views: bool = False
 
 
 #: ``name -> SolverSpec``; solve with ``solve_cubes``.
@@ -378,6 +384,7 @@ SOLVERS = {
             "seconds",
         ),
         value_search=True,
+        stops_views=True,
     ),
     "astar": SolverSpec(
         _run_astar,
@@ -445,7 +452,10 @@ def solve_cubes(
     if opts.views > 1:
         if not spec.value_search:
             raise ValueError(f"the {name} solver has no views: --views is for beam, astar and greedy")
-        return solve_from_views(spec.run, cubes, last, count, opts, puzzle, model, value_fn, policy_fn, device, puzzle)
+        return solve_from_views(
+            spec.run, cubes, last, count, opts, puzzle, model, value_fn, policy_fn, device, puzzle,
+            stops_views=spec.stops_views,
+        )  # fmt: skip
     return spec.run(cubes, last, count, opts, model, value_fn, policy_fn, device, puzzle)
 
 

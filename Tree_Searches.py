@@ -57,6 +57,13 @@ F_DECIMALS = 6  # A* compares f = lambda * g + h to a millionth of a move
 Search = Generator[np.ndarray, np.ndarray, SolveResult]
 #: ``clock()``: the seconds a search has spent so far, for its ``seconds`` budget.
 Clock = Callable[[], float]
+
+
+class StopSearch(Exception):
+    """Thrown into a beam search at its request: it ends unsolved, with the states it generated so far
+    (``_lockstep``'s ``siblings``: another view of its cube has solved it, and shorter)."""
+
+
 LOCKSTEP_CHUNK = 512  # cubes per lockstep group of beam / astar (bounds the joint network batch)
 LOCKSTEP_STATES = 1 << 20  # beam: children of one group's beams at most (groups shrink for wide beams)
 LOCKSTEP_NODES = 1 << 22  # astar: node budgets of one group at most (its graphs and heaps live together)
@@ -76,11 +83,18 @@ def _run_one(start: Callable[[Clock], Search], fn) -> SolveResult:
     return result
 
 
-def _lockstep(start: Callable[[int, Clock], Search], n: int, fn, chunk: int) -> list[SolveResult]:
+def _lockstep(
+    start: Callable[[int, Clock], Search], n: int, fn, chunk: int, siblings: np.ndarray | None = None
+) -> list[SolveResult]:
     """Run the searches of cubes ``0..n-1`` in lockstep groups of ``chunk``: each round, the
     requests of every unfinished search of the group go through one ``fn`` call, and each
     search gets back the rows of its own states. A search sees exactly the values it would
     see alone (``fn`` being a function of each position), so it takes the same steps.
+
+    ``siblings`` (beam searches only: one request a depth): searches ``i`` and ``j`` with equal
+    ``siblings[i] == siblings[j]`` solve one cube (views of it, ``Solver_Views``). Once one of them has
+    solved it, the group's others still running are stopped (``StopSearch``): started together, they are
+    all a depth deeper now, so none could find a shorter solution, and only the shortest is kept.
 
     Time: a round's wall time is shared evenly among the searches that took part in it; a
     search's ``clock`` (its ``seconds`` budget) is the sum of its shares of the rounds done.
@@ -100,10 +114,21 @@ def _lockstep(start: Callable[[int, Clock], Search], n: int, fn, chunk: int) -> 
             except StopIteration as stop:
                 results[lo + k] = stop.value
 
+        def stop_siblings(ran: list[int]) -> None:
+            """End the live searches of every cube that one of ``ran`` has just solved."""
+            solved = {siblings[lo + k] for k in ran if k not in live and results[lo + k].solved}
+            for k in [k for k in live if solved and siblings[lo + k] in solved]:
+                try:
+                    live.pop(k)[0].throw(StopSearch)
+                except StopIteration as stop:
+                    results[lo + k] = stop.value
+
         tick = time.perf_counter()
         for k in range(size):
             advance(k, start(lo + k, functools.partial(spent.item, k)), None)
         spent += (time.perf_counter() - tick) / size
+        if siblings is not None:
+            stop_siblings(list(range(size)))
         while live:
             tick = time.perf_counter()
             keys = list(live)
@@ -112,6 +137,8 @@ def _lockstep(start: Callable[[int, Clock], Search], n: int, fn, chunk: int) -> 
             bounds = np.cumsum([len(r) for r in requests])[:-1]
             for k, search, reply in zip(keys, searches, np.split(replies, bounds)):
                 advance(k, search, reply)
+            if siblings is not None:
+                stop_siblings(keys)
             spent[keys] += (time.perf_counter() - tick) / len(keys)
         share = (time.perf_counter() - began) / size
         for k in range(size):
@@ -172,11 +199,14 @@ def beam_lockstep(
     chunk: int = LOCKSTEP_CHUNK,
     puzzle: Puzzle | str | None = None,
     by_position: bool = False,
+    siblings: np.ndarray | None = None,
 ) -> list[SolveResult]:
     """``beam`` from every cube, in lockstep groups of up to ``chunk`` cubes: per depth, the
     children (policy rank: the beams) of every unfinished cube go through one network call,
     then each cube keeps its own best ``beam_width``. Same moves, ``solved`` and ``nodes`` per
-    cube as ``beam``; budgets are per cube (``seconds``: see ``_lockstep``)."""
+    cube as ``beam``; budgets are per cube (``seconds``: see ``_lockstep``). ``siblings``: cubes that
+    are views of one cube (``_lockstep``): once one is solved, the others in its lockstep group stop
+    unsolved, with the states they generated."""
     fn = _beam_fn(rank, value_fn, policy_fn)
     puzzle = get_puzzle(puzzle)
     cubes = np.asarray(cubes, dtype=np.int8).reshape(-1, puzzle.num_stickers)
@@ -198,7 +228,7 @@ def beam_lockstep(
             by_position,
         )
 
-    return _lockstep(start, len(cubes), fn, chunk)
+    return _lockstep(start, len(cubes), fn, chunk, siblings)
 
 
 def beam_widening(
@@ -291,58 +321,62 @@ def _beam_search(
     states, (lasts, counts) = root, start_history(1, last, count)
     paths = np.zeros((1, 0), np.intp)  # [k, depth] moves from the root to each beam state
     cum = np.zeros(1)  # [k] cumulative log-probability (policy and mixed rank)
-    # mixed rank: the beam's logits, read with its values when it was proposed (the root's here)
-    logits = np.asarray((yield root))[:, 1:] if rank == "mixed" else None
-    expanded = keys_of(root)  # sorted keys of every state a beam has held
-    nodes, depth_began = 0, clock()
-    for _ in range(max_depth):
-        legal = puzzle.legal_action_mask(lasts, counts)  # [k, 12]
-        # A depth costs about what the last one did (once the beam is full, exactly the same work), so
-        # one that would end past the time limit is not started: the limit holds to within a depth's jitter.
-        now = clock()
-        if nodes + int(legal.sum()) > max_nodes or (seconds is not None and 2 * now - depth_began > seconds):
-            break
-        depth_began = now
-        parent, action = np.nonzero(legal)  # beam order, then action order
-        children = puzzle.apply(states[parent], action)
-        nodes += len(children)
-        solved = np.flatnonzero(puzzle.is_solved(children))
-        if len(solved):
-            moves = paths[parent[solved[0]]].tolist() + [int(action[solved[0]])]
-            return SolveResult(moves, verify(root, moves, puzzle), nodes, 0.0)
-        keys = keys_of(children)
-        if rank == "value":
-            # A position's value does not depend on the path, so its first copy (beam order,
-            # then action) stands for all, and only those are evaluated.
-            _, first = np.unique(keys, return_index=True)
-            order = np.sort(first)
-            order = order[~_sorted_contains(expanded, keys[order])]
-            score = np.full(len(children), -np.inf)
-            if len(order):
-                score[order] = np.asarray((yield children[order]), dtype=np.float64)
-            order = order[np.argsort(-score[order], kind="stable")]
-        else:
-            score = cum[parent] + log_softmax(logits if rank == "mixed" else (yield states))[parent, action]
-            order = np.argsort(-score, kind="stable")
-            _, first = np.unique(keys[order], return_index=True)
-            order = order[np.sort(first)]  # best copy of each state, best first
-            order = order[~_sorted_contains(expanded, keys[order])]
-            if rank == "mixed" and len(order):
-                # The policy proposes MIXED_PROPOSALS children per place, the value picks among
-                # them; the proposals' logits come with their values, for the next depth.
-                order = order[: MIXED_PROPOSALS * beam_width]
-                read = np.asarray((yield children[order]), dtype=np.float64)
-                pick = np.argsort(-read[:, 0], kind="stable")[:beam_width]
-                order, logits = order[pick], read[pick, 1:]
-        # A state some earlier beam held is dropped: its children were generated then, nearer
-        # the root, so keeping it again only spends the beam on a cycle.
-        keep = order[:beam_width]
-        if not len(keep):
-            break
-        expanded = _sorted_insert(expanded, keys[keep])
-        states, paths, cum = children[keep], np.column_stack([paths[parent[keep]], action[keep]]), score[keep]
-        counts = puzzle.next_face_count(lasts[parent[keep]], counts[parent[keep]], action[keep])
-        lasts = action[keep]
+    nodes = 0  # children generated; a StopSearch thrown at any request ends the search with them
+    try:
+        # mixed rank: the beam's logits, read with its values when it was proposed (the root's here)
+        logits = np.asarray((yield root))[:, 1:] if rank == "mixed" else None
+        expanded = keys_of(root)  # sorted keys of every state a beam has held
+        depth_began = clock()
+        for _ in range(max_depth):
+            legal = puzzle.legal_action_mask(lasts, counts)  # [k, 12]
+            # A depth costs about what the last one did (once the beam is full, exactly the same work), so
+            # one that would end past the time limit is not started: the limit holds to within a depth's jitter.
+            now = clock()
+            if nodes + int(legal.sum()) > max_nodes or (seconds is not None and 2 * now - depth_began > seconds):
+                break
+            depth_began = now
+            parent, action = np.nonzero(legal)  # beam order, then action order
+            children = puzzle.apply(states[parent], action)
+            nodes += len(children)
+            solved = np.flatnonzero(puzzle.is_solved(children))
+            if len(solved):
+                moves = paths[parent[solved[0]]].tolist() + [int(action[solved[0]])]
+                return SolveResult(moves, verify(root, moves, puzzle), nodes, 0.0)
+            keys = keys_of(children)
+            if rank == "value":
+                # A position's value does not depend on the path, so its first copy (beam order,
+                # then action) stands for all, and only those are evaluated.
+                _, first = np.unique(keys, return_index=True)
+                order = np.sort(first)
+                order = order[~_sorted_contains(expanded, keys[order])]
+                score = np.full(len(children), -np.inf)
+                if len(order):
+                    score[order] = np.asarray((yield children[order]), dtype=np.float64)
+                order = order[np.argsort(-score[order], kind="stable")]
+            else:
+                score = cum[parent] + log_softmax(logits if rank == "mixed" else (yield states))[parent, action]
+                order = np.argsort(-score, kind="stable")
+                _, first = np.unique(keys[order], return_index=True)
+                order = order[np.sort(first)]  # best copy of each state, best first
+                order = order[~_sorted_contains(expanded, keys[order])]
+                if rank == "mixed" and len(order):
+                    # The policy proposes MIXED_PROPOSALS children per place, the value picks among
+                    # them; the proposals' logits come with their values, for the next depth.
+                    order = order[: MIXED_PROPOSALS * beam_width]
+                    read = np.asarray((yield children[order]), dtype=np.float64)
+                    pick = np.argsort(-read[:, 0], kind="stable")[:beam_width]
+                    order, logits = order[pick], read[pick, 1:]
+            # A state some earlier beam held is dropped: its children were generated then, nearer
+            # the root, so keeping it again only spends the beam on a cycle.
+            keep = order[:beam_width]
+            if not len(keep):
+                break
+            expanded = _sorted_insert(expanded, keys[keep])
+            states, paths, cum = children[keep], np.column_stack([paths[parent[keep]], action[keep]]), score[keep]
+            counts = puzzle.next_face_count(lasts[parent[keep]], counts[parent[keep]], action[keep])
+            lasts = action[keep]
+    except StopSearch:  # another view of the cube has solved it (``_lockstep``'s siblings)
+        pass
     return SolveResult([], False, nodes, 0.0)
 
 

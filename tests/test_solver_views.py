@@ -81,7 +81,8 @@ def test_the_best_of_views_is_a_replayed_solution_never_longer_than_the_first_vi
     best = S.solve_cubes(solver, cubes, views=6, **common)
     for cube, a, b in zip(cubes, one, best):
         assert b.solved == verify(cube, b.moves, P3)
-        assert b.nodes >= a.nodes and (not a.solved or (b.solved and len(b.moves) <= len(a.moves)))
+        assert not a.solved or (b.solved and len(b.moves) <= len(a.moves))
+        assert solver == "beam" or b.nodes >= a.nodes  # the beam stops a cube's views once one solved it
     solved_one, solved_best = sum(r.solved for r in one), sum(r.solved for r in best)
     length = lambda results: sum(len(r.moves) for r in results if r.solved)  # noqa: E731
     assert solved_best > solved_one or length(best) < length(one)  # the other views found something
@@ -106,3 +107,32 @@ def test_the_scripts_refuse_views_a_solver_or_puzzle_lacks(flags, message, capsy
         evaluate.parse_args(flags)
     assert exc.value.code == 2 and message in capsys.readouterr().err
     assert S.options_from_args(evaluate.parse_args(["--puzzle", "3x3", "--views", "96"])).views == 96
+
+
+def test_stopping_a_cubes_other_views_once_one_solved_keeps_every_solution_and_saves_states():
+    """The beam stops a cube's other views once one has solved it (``siblings``): they are a depth deeper by
+    then, so the shortest solution, which is all ``solve_from_views`` keeps, is the same as when every view
+    runs to its own end, and fewer states are generated."""
+    from Solver_Views import solve_from_views
+
+    cubes, _ = scrambles(P3, np.random.default_rng(4), 10, 8)
+    opts = S.SolverOptions(beam_width=64, beam_rank="value", max_moves=30, max_nodes=10**7, views=8)
+    args = (None, noisy_value, None, "cpu", P3)
+    stopped = solve_from_views(S.SOLVERS["beam"].run, cubes, None, None, opts, P3, *args, stops_views=True)
+    full = solve_from_views(S.SOLVERS["beam"].run, cubes, None, None, opts, P3, *args)
+    assert S.SOLVERS["beam"].stops_views and not S.SOLVERS["astar"].stops_views
+    assert [(r.moves, r.solved) for r in stopped] == [(r.moves, r.solved) for r in full]
+    assert all(a.nodes <= b.nodes for a, b in zip(stopped, full)) and sum(r.solved for r in full) >= 5
+    assert sum(r.nodes for r in stopped) < 0.95 * sum(r.nodes for r in full)
+
+
+def test_the_view_stop_bench_runs_and_finds_the_same_solutions(capsys):
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+    import bench_view_stop
+
+    assert bench_view_stop.main(["--cubes", "2", "--beam-width", "8", "--threads", "1"]) == 0
+    out = capsys.readouterr().out
+    assert out.count(" moves | with: ") == 2 and "without / with: " in out
