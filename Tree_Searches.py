@@ -91,7 +91,7 @@ def _lockstep(
     search gets back the rows of its own states. A search sees exactly the values it would
     see alone (``fn`` being a function of each position), so it takes the same steps.
 
-    ``siblings`` (beam searches only: one request a depth): searches ``i`` and ``j`` with equal
+    ``siblings`` (beam searches only: one request a depth): searches ``i`` and ``j`` with
     ``siblings[i] == siblings[j]`` solve one cube (views of it, ``Solver_Views``). Once one of them has
     solved it, the group's others still running are stopped (``StopSearch``): started together, they are
     all a depth deeper now, so none could find a shorter solution, and only the shortest is kept.
@@ -116,8 +116,10 @@ def _lockstep(
 
         def stop_siblings(ran: list[int]) -> None:
             """End the live searches of every cube that one of ``ran`` has just solved."""
+            if siblings is None:
+                return
             solved = {siblings[lo + k] for k in ran if k not in live and results[lo + k].solved}
-            for k in [k for k in live if solved and siblings[lo + k] in solved]:
+            for k in [k for k in live if siblings[lo + k] in solved]:
                 try:
                     live.pop(k)[0].throw(StopSearch)
                 except StopIteration as stop:
@@ -127,8 +129,7 @@ def _lockstep(
         for k in range(size):
             advance(k, start(lo + k, functools.partial(spent.item, k)), None)
         spent += (time.perf_counter() - tick) / size
-        if siblings is not None:
-            stop_siblings(list(range(size)))
+        stop_siblings(list(range(size)))
         while live:
             tick = time.perf_counter()
             keys = list(live)
@@ -137,8 +138,7 @@ def _lockstep(
             bounds = np.cumsum([len(r) for r in requests])[:-1]
             for k, search, reply in zip(keys, searches, np.split(replies, bounds)):
                 advance(k, search, reply)
-            if siblings is not None:
-                stop_siblings(keys)
+            stop_siblings(keys)
             spent[keys] += (time.perf_counter() - tick) / len(keys)
         share = (time.perf_counter() - began) / size
         for k in range(size):
