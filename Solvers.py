@@ -57,6 +57,7 @@ import torch
 import Cli
 import Precision
 from Cube_Model import NO_ACTION, SYMMETRY_COUNT
+from End_Table import MAX_END_RADIUS, end_table
 from Gumbel_MCTS import play_gumbel_episodes
 from MCTS_Core import MCTS
 from Puzzles import PUZZLES, Puzzle, get_puzzle
@@ -101,6 +102,8 @@ class SolverOptions:
     beam_rank: str = "value"  # "value" or "policy" (cumulative log-probability) (--beam-rank)
     # Beam: double the width from beam_width until the time limit, keep the shortest (--beam-widen)
     beam_widen: bool = False
+    # Beam: finish exactly from any state within this many moves of solved (End_Table; 0: off) (--ends)
+    ends: int = 0
     # Open nodes each cube expands per A* step (--astar-batch). DeepCubeA batches one cube's
     # nodes to fill the GPU; here the lockstep driver fills the network batch with many cubes,
     # so each expands only its best node: measured on 1,000 uniform positions with the shipped
@@ -308,16 +311,17 @@ def _run_greedy(cubes, last, count, opts, model, value_fn, policy_fn, device, pu
 def _run_beam(cubes, last, count, opts, model, value_fn, policy_fn, device, puzzle, siblings=None) -> list[SolveResult]:
     by_position = getattr(value_fn if opts.beam_rank == "value" else policy_fn, "reads_positions", False)
     budgets = (opts.beam_width, opts.max_moves, opts.max_nodes, opts.beam_rank, opts.seconds)
+    ends = end_table(puzzle, opts.ends) if opts.ends else None
     if not opts.beam_widen:
         return beam_lockstep(
             cubes, value_fn, policy_fn, last, count, *budgets, puzzle=puzzle, by_position=by_position,
-            siblings=siblings,
+            siblings=siblings, ends=ends,
         )  # fmt: skip
     if opts.seconds is None:
         raise ValueError("--beam-widen needs --time-limit: it widens the beam until the limit")
     last, count = start_history(len(cubes), last, count)
     return [
-        beam_widening(c, value_fn, policy_fn, int(a), int(k), *budgets, puzzle, by_position)
+        beam_widening(c, value_fn, policy_fn, int(a), int(k), *budgets, puzzle, by_position, ends=ends)
         for c, a, k in zip(cubes, last, count)
     ]
 
@@ -376,6 +380,7 @@ SOLVERS = {
             "beam_width",
             "beam_rank",
             "beam_widen",
+            "ends",
             "symmetries",
             "views",
             "precision",
@@ -478,6 +483,7 @@ _nodes = Cli.int_in(1, 100_000_000, "states generated per cube")
 _beam_width = Cli.int_in(1, 10_000_000, "states kept per depth")
 _astar_batch = Cli.int_in(1, 10_000_000, "open nodes expanded per step")
 _symmetries = Cli.int_in(1, SYMMETRY_COUNT, "symmetries averaged")
+_end_radius = Cli.int_in(0, MAX_END_RADIUS, "moves from solved of the end table")
 _views = Cli.int_in(1, MAX_VIEWS, "views")  # each puzzle's own limit is checked in resolve_solver
 
 
@@ -516,6 +522,15 @@ def add_solver_arguments(parser: argparse.ArgumentParser) -> argparse._ArgumentG
         default=argparse.SUPPRESS,
         help="--solver beam doubles its width from --beam-width until --time-limit is spent and keeps the "
         "shortest solution (default: one beam of --beam-width)",
+    )
+    g.add_argument(
+        "--ends",
+        type=_end_radius,
+        default=argparse.SUPPRESS,
+        metavar="R",
+        help="--solver beam finishes exactly from the first state it reaches within R moves of solved, from a "
+        "table of every such position built at the start (3x3: R=6 is a million positions, a few seconds): "
+        f"never a longer solution, R depths fewer; 0 turns it off (default: {d.ends}; see --solver)",
     )
     g.add_argument(
         "--astar-batch",
@@ -588,6 +603,7 @@ _FIELDS_WITH_FLAGS = (
     "beam_width",
     "beam_rank",
     "beam_widen",
+    "ends",
     "astar_batch",
     "astar_lambda",
     "sims",

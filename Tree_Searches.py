@@ -41,7 +41,8 @@ from collections.abc import Callable, Generator
 import numpy as np
 
 from Cube_Model import NO_ACTION, face_adjacent_pairs
-from Puzzles import Puzzle, get_puzzle, value_as_moves
+from End_Table import EndTable
+from Puzzles import Puzzle, beam_keys, get_puzzle, value_as_moves
 from Rubik2x2Env import MAX_MOVES
 from Solver_Base import PolicyFn, SolveResult, ValueFn, log_softmax, start_history, verify
 
@@ -160,8 +161,10 @@ def beam(
     seconds: float | None = None,
     puzzle: Puzzle | str | None = None,
     by_position: bool = False,
+    ends: EndTable | None = None,
 ) -> SolveResult:
-    """Beam search from one cube; stops at the first depth where a child is solved.
+    """Beam search from one cube; stops at the first depth where a child is solved (with ``ends``, an
+    ``End_Table.EndTable``: where a child is within its radius of solved, finished from the table).
 
     ``rank="value"``: keep the ``beam_width`` children with the highest ``value_fn``;
     ``"policy"``: the highest cumulative log-softmax of ``policy_fn`` along the path (the
@@ -172,14 +175,15 @@ def beam(
     it, at the last depth's cost, is not started). ``by_position``: states
     are "the same" when they are one position up to a whole-cube turn (``Puzzle.position_keys``;
     for a network with a canonical orientation, which cannot tell them apart), so the beam
-    never spends two places on one position.
+    never spends two places on one position. ``ends`` never makes a solution longer and ends the
+    search at least its radius of depths sooner (``End_Table``).
     ``beam_lockstep`` runs the same search for many cubes in lockstep.
     """
     fn = _beam_fn(rank, value_fn, policy_fn)
     puzzle = get_puzzle(puzzle)
     return _run_one(
         lambda clock: _beam_search(
-            cube, last, count, beam_width, max_depth, max_nodes, rank, seconds, clock, puzzle, by_position
+            cube, last, count, beam_width, max_depth, max_nodes, rank, seconds, clock, puzzle, by_position, ends
         ),
         fn,
     )
@@ -200,6 +204,7 @@ def beam_lockstep(
     puzzle: Puzzle | str | None = None,
     by_position: bool = False,
     siblings: np.ndarray | None = None,
+    ends: EndTable | None = None,
 ) -> list[SolveResult]:
     """``beam`` from every cube, in lockstep groups of up to ``chunk`` cubes: per depth, the
     children (policy rank: the beams) of every unfinished cube go through one network call,
@@ -212,6 +217,9 @@ def beam_lockstep(
     cubes = np.asarray(cubes, dtype=np.int8).reshape(-1, puzzle.num_stickers)
     last, count = start_history(len(cubes), last, count)
     chunk = max(1, min(chunk, LOCKSTEP_STATES // (puzzle.num_actions * beam_width)))
+    if siblings is not None and len(siblings):  # whole cubes to a group: a cube's views stop each other only within one
+        views = int(np.unique(siblings, return_counts=True)[1].max())
+        chunk = max(views, chunk - chunk % views)
 
     def start(i: int, clock: Clock) -> Search:
         return _beam_search(
@@ -226,6 +234,7 @@ def beam_lockstep(
             clock,
             puzzle,
             by_position,
+            ends,
         )
 
     return _lockstep(start, len(cubes), fn, chunk, siblings)
@@ -245,6 +254,7 @@ def beam_widening(
     puzzle: Puzzle | str | None = None,
     by_position: bool = False,
     max_width: int = 10_000_000,
+    ends: EndTable | None = None,
 ) -> SolveResult:
     """The widest beam ``seconds`` allow, from one cube: ``beam`` at ``beam_width``, then twice that,
     four times, ... (at most ``max_width``), each round given the time left, until the time is
@@ -266,7 +276,7 @@ def beam_widening(
     # twice the width) is not started: cut short, it could only return nothing.
     while width <= max_width and depth > 0 and seconds - best.seconds > (2 * took if best.solved else 0.0):
         nodes, left = max_nodes * (width // beam_width), seconds - best.seconds
-        got = beam(cube, value_fn, policy_fn, last, count, width, depth, nodes, rank, left, puzzle, by_position)
+        got = beam(cube, value_fn, policy_fn, last, count, width, depth, nodes, rank, left, puzzle, by_position, ends)
         best, took = _shorter(best, got), got.seconds
         depth = len(best.moves) - 1 if best.solved else depth
         width *= 2
@@ -310,6 +320,7 @@ def _beam_search(
     clock: Clock,
     puzzle: Puzzle | None = None,
     by_position: bool = False,
+    ends: EndTable | None = None,
 ) -> Search:
     """The beam search of one cube (see ``beam``), as a ``Search``: it requests the values of
     each depth's new children (policy rank: the logits of the beam)."""
@@ -318,6 +329,8 @@ def _beam_search(
     root = np.asarray(cube, dtype=np.int8).reshape(1, puzzle.num_stickers)
     if puzzle.is_solved(root)[0]:
         return SolveResult([], True, 0, 0.0)
+    if ends is not None and (near := ends.nearest(root, beam_keys(puzzle, True, root))) is not None:
+        return SolveResult(near[1], verify(root, near[1], puzzle), 0, 0.0)
     states, (lasts, counts) = root, start_history(1, last, count)
     paths = np.zeros((1, 0), np.intp)  # [k, depth] moves from the root to each beam state
     cum = np.zeros(1)  # [k] cumulative log-probability (policy and mixed rank)
@@ -338,11 +351,19 @@ def _beam_search(
             parent, action = np.nonzero(legal)  # beam order, then action order
             children = puzzle.apply(states[parent], action)
             nodes += len(children)
-            solved = np.flatnonzero(puzzle.is_solved(children))
-            if len(solved):
-                moves = paths[parent[solved[0]]].tolist() + [int(action[solved[0]])]
-                return SolveResult(moves, verify(root, moves, puzzle), nodes, 0.0)
             keys = keys_of(children)
+            if ends is not None:
+                # ``ends`` keys positions; by_position's keys are those, and the 3x3's states are its positions
+                exact = keys if by_position or puzzle.orient is None else beam_keys(puzzle, True, children)
+                near = ends.nearest(children, exact)
+                if near is not None:
+                    moves = paths[parent[near[0]]].tolist() + [int(action[near[0]])] + near[1]
+                    return SolveResult(moves, verify(root, moves, puzzle), nodes, 0.0)
+            else:
+                solved = np.flatnonzero(puzzle.is_solved(children))
+                if len(solved):
+                    moves = paths[parent[solved[0]]].tolist() + [int(action[solved[0]])]
+                    return SolveResult(moves, verify(root, moves, puzzle), nodes, 0.0)
             if rank == "value":
                 # A position's value does not depend on the path, so its first copy (beam order,
                 # then action) stands for all, and only those are evaluated.
@@ -378,32 +399,6 @@ def _beam_search(
     except StopSearch:  # another view of the cube has solved it (``_lockstep``'s siblings)
         pass
     return SolveResult([], False, nodes, 0.0)
-
-
-def beam_keys(puzzle: Puzzle, by_position: bool, cubes: np.ndarray) -> np.ndarray:
-    """``(B,)`` int64 keys the beam deduplicates by: the puzzle's exact ``state_keys`` (with
-    ``by_position``, ``position_keys``) where they are one int64 (the 2x2), else a 64-bit hash
-    of their fields (the 3x3's two). Sorting and searching a record array costs several times an
-    int64's, and the beam does both each depth; a collision (about one in 10**11 searches of
-    10**4 states) could only drop a state from the beam, never make a wrong solution (every
-    solution is replayed)."""
-    keys = puzzle.position_keys(cubes) if by_position else puzzle.state_keys(cubes)
-    if keys.dtype.names is None:
-        return keys
-    hashed = np.zeros(len(keys), np.uint64)
-    for name in keys.dtype.names:
-        hashed = _mix64(hashed ^ keys[name].view(np.uint64))
-    return hashed.view(np.int64)
-
-
-def _mix64(x: np.ndarray) -> np.ndarray:
-    """splitmix64's finaliser on uint64s (wrapping): a bijection that scatters nearby inputs,
-    so keys that differ in one field alone never collide."""
-    x = x ^ (x >> np.uint64(30))
-    x = x * np.uint64(0xBF58476D1CE4E5B9)
-    x = x ^ (x >> np.uint64(27))
-    x = x * np.uint64(0x94D049BB133111EB)
-    return x ^ (x >> np.uint64(31))
 
 
 def _sorted_insert(sorted_keys: np.ndarray, new: np.ndarray) -> np.ndarray:

@@ -83,3 +83,72 @@ def timed(fn):
     start = time.perf_counter()
     out = fn()
     return out, time.perf_counter() - start
+
+
+def default_3x3_side_by_side(argv, doc: str, variants: dict[str, dict], same_moves: bool) -> int:
+    """The 3x3's default solver (``Puzzle.default_solver_options``: views, width, budgets, precision) in two
+    variants, cube by cube on ``--cubes`` uniformly random positions, each cube with the first variant and
+    then the second, so that load on the machine hits both alike. ``variants``: label -> ``SolverOptions``
+    fields to change and ``stops_views`` (``Solver_Views.solve_from_views``). Prints per cube each one's
+    length, states and seconds, then the totals and the ratios second / first; ``same_moves``: the two
+    must find the same solutions (else the script ends with status 1)."""
+    import argparse
+    import dataclasses
+
+    from Puzzles import get_puzzle
+    from Solver_Base import network_fns
+    from Solver_Views import solve_from_views
+    from Solvers import SOLVERS, SolverOptions
+
+    p3 = get_puzzle("3x3")
+    p = Cli.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--checkpoint", default="pretrained/rubik3x3_policy_value.pt", help="a 3x3 model")
+    p.add_argument("--cubes", type=Cli.int_in(1, 10_000), default=5, help="uniformly random positions")
+    p.add_argument("--beam-width", type=Cli.int_in(1, 1_000_000), default=None, help="(default: the 3x3's)")
+    p.add_argument("--threads", type=Cli.int_in(1, 1024, "torch threads"), default=2, help="torch threads")
+    p.add_argument("--seed", type=Cli.seed, default=0, help="draws the positions")
+    args = p.parse_args(argv)
+    model = load_3x3_model(args.checkpoint, threads=args.threads)
+    base = dataclasses.replace(SolverOptions(max_moves=p3.default_max_moves), **p3.default_solver_options)
+    if args.beam_width is not None:
+        base = dataclasses.replace(base, beam_width=args.beam_width)
+    value_fn, policy_fn = network_fns(model, puzzle=p3, precision=base.precision)
+    runs = {label: (dataclasses.replace(base, **change), stops) for label, (change, stops) in variants.items()}
+    print(f"# {args.cubes} uniform positions (seed {args.seed}), {base.views} views of {base.beam_width}, "
+          f"{base.precision}, {args.threads} thread(s); {' | '.join(runs)}")  # fmt: skip
+    totals, shorter = np.zeros((2, 3)), [0, 0]  # [first, second] x [moves, states, seconds]
+    for i, cube in enumerate(p3.random_states(np.random.default_rng(args.seed), args.cubes)):
+        pair = [
+            solve_from_views(
+                SOLVERS["beam"].run,
+                cube[None],
+                None,
+                None,
+                opts,
+                p3,
+                model,
+                value_fn,
+                policy_fn,
+                "cpu",
+                p3,
+                stops_views=stops,
+            )[0]  # fmt: skip
+            for opts, stops in runs.values()
+        ]
+        lengths = [len(r.moves) if r.solved else np.inf for r in pair]
+        if same_moves and pair[0].moves != pair[1].moves:
+            raise SystemExit(f"cube {i}: the solutions differ ({lengths[0]} and {lengths[1]} moves)")
+        shorter[0] += lengths[0] < lengths[1]
+        shorter[1] += lengths[1] < lengths[0]
+        totals += [[len(r.moves), r.nodes, r.seconds] for r in pair]
+        cells = (
+            f"{label}: {lengths[k]} moves, {pair[k].nodes:,} states {pair[k].seconds:.1f} s"
+            for k, label in enumerate(runs)
+        )
+        print(f"cube {i}: " + " | ".join(cells), flush=True)
+    (first, second), n = runs, args.cubes
+    print(f"mean: {first} {totals[0, 0] / n:.2f} moves {totals[0, 2] / n:.1f} s | {second} {totals[1, 0] / n:.2f} "
+          f"moves {totals[1, 2] / n:.1f} s; shorter: {first} on {shorter[0]}, {second} on {shorter[1]}")  # fmt: skip
+    states, seconds = totals[1, 1:] / totals[0, 1:]
+    print(f"{second} / {first}: {states:.2f}x the states, {seconds:.2f}x the seconds")
+    return 0

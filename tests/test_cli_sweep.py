@@ -253,6 +253,11 @@ TABLE = {
         {"--cubes": ["0", "x"], "--beam-width": ["0", "x"], "--threads": ["0", "x"], "--seed": SEEDS},
         [],
     ),
+    "bench/bench_ends.py": (
+        "main",
+        {"--cubes": ["0", "x"], "--beam-width": ["0", "x"], "--threads": ["0", "x"], "--seed": SEEDS},
+        [],
+    ),
     "bench/bench_shortening.py": (
         "main",
         {"--radii": ["0", "7", "x"]},

@@ -561,8 +561,8 @@ def test_3x3_without_solver_flags_gets_its_default_solver(runner):
         args = module.parse_args(["--puzzle", "3x3"])
         o = S.options_from_args(args)
         assert args.solver == "beam" and o.max_moves == 100
-        settings = (o.beam_width, o.beam_rank, o.symmetries, o.views, o.max_nodes, o.seconds)
-        assert settings == (2000, "mixed", 1, 8, 16_000_000, 60)
+        settings = (o.beam_width, o.beam_rank, o.symmetries, o.views, o.ends, o.max_nodes, o.seconds)
+        assert settings == (2000, "mixed", 1, 8, 6, 16_000_000, 60)
         o = S.options_from_args(module.parse_args(["--puzzle", "3x3", "--beam-width", "4", "--time-limit", "5"]))
         assert (o.beam_width, o.beam_rank, o.max_nodes, o.seconds) == (4, "mixed", 16_000_000, 5)
         o = S.options_from_args(module.parse_args(["--puzzle", "3x3", "--solver", "beam"]))

@@ -135,4 +135,16 @@ def test_the_view_stop_bench_runs_and_finds_the_same_solutions(capsys):
 
     assert bench_view_stop.main(["--cubes", "2", "--beam-width", "8", "--threads", "1"]) == 0
     out = capsys.readouterr().out
-    assert out.count(" moves | with: ") == 2 and "without / with: " in out
+    assert out.count("cube ") == 2 and out.count(" | without: ") == 2 and "without / with: " in out
+
+
+def test_the_end_table_bench_runs(capsys):
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+    import bench_ends
+
+    assert bench_ends.main(["--cubes", "2", "--beam-width", "8", "--threads", "1", "--seed", "3"]) == 0
+    out = capsys.readouterr().out
+    assert out.count(" | without: ") == 2 and "shorter: with on " in out and "without / with: " in out
