@@ -268,16 +268,17 @@ PUZZLES = {
         eval_max_len=26,  # every 3x3 position is within 26 quarter turns
         random_states=Rubik3x3Env.random_states,
         inverse_states=Rubik3x3Env.inverse_states,
-        # The configuration measured in docs/puzzles.md: the mixed beam of 2,000 from 8 views of every cube
-        # (the cube and its inverse under 4 symmetries, Solver_Views), the shortest solution kept: about
-        # two moves shorter than one beam of 4,000 at about the time of four; each view gets an eighth of
-        # the 16,000,000 states (~12 W states a step: room for ~83 steps) and of the minute; the network's
-        # products in bfloat16 where the CPU or GPU has it (Precision.py: 1.6x the cubes a second here).
+        # The configuration measured in docs/puzzles.md: the mixed beam of 4,000 from 8 views of every cube
+        # (the cube and its inverse under 4 symmetries, Solver_Views), the shortest solution kept, each beam
+        # finished exactly from the first state within 6 moves of solved (End_Table: never longer, 6 depths
+        # sooner); each view gets an eighth of the 16,000,000 states (~11 W states a depth: room for ~45
+        # depths) and of the minute; the network's products in bfloat16 where the CPU or GPU has it
+        # (Precision.py), float32 elsewhere: about 27 s a cube on a 2-core CPU without bfloat16.
         default_solver="beam",
         script_searches=False,
         default_solver_options=MappingProxyType(
             {
-                "beam_width": 2000,
+                "beam_width": 4000,
                 "beam_rank": "mixed",
                 "views": 8,
                 "ends": 6,

@@ -11,8 +11,9 @@ searches with one network call per round.
   ``beam_width`` of highest value kept; one forward per proposal instead of one per child.
   States are told apart by ``beam_keys`` (one int64 each). Since no state an
   earlier beam held comes back, a beam cannot repeat itself (CayleyPy detects that, bans those
-  states and restarts); ``max_depth`` caps the steps. ``beam_widening``: beams of doubling width
-  until a time limit, the shortest solution kept.
+  states and restarts); ``max_depth`` caps the steps. ``ends`` (``End_Table``): a beam that reaches a
+  state within the table's radius of solved finishes from the table, never longer, sooner.
+  ``beam_widening``: beams of doubling width until a time limit, the shortest solution kept.
 * ``astar``: ``f = lambda * g + h`` with ``h`` the value read as moves (``Puzzles.value_as_moves``, at least 0).
   With ``lambda = 1`` and an exact heuristic it is optimal.
 * ``bestfirst``: seed 003's search on a hand heuristic (same-colour sticker pairs minus 4 per

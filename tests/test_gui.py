@@ -598,10 +598,10 @@ def test_3x3_refuses_mcts_and_a_2x2_model(make_app, checkpoints, capsys):
     err = capsys.readouterr().err
     assert exc.value.code == 2 and "--solver mcts searches the 2x2 only so far" in err and err.count("\n") == 1
     assert PyGame.parse_args(["--puzzle", "3x3", "--solver", "beam"]).max_steps == 100
-    # No --solver (the README's `PyGame.py --puzzle 3x3`): the 3x3's default, the mixed beam of 2,000 from 8 views
+    # No --solver (the README's `PyGame.py --puzzle 3x3`): the 3x3's default, the mixed beam of 4,000 from 8 views
     default = PyGame.parse_args(["--puzzle", "3x3"])
     options = PyGame.options_from_args(default)
-    assert default.solver == "beam" and (options.beam_width, options.views) == (2000, 8)
+    assert default.solver == "beam" and (options.beam_width, options.views, options.ends) == (4000, 8, 6)
     app = make_app("random", puzzle="3x3", solver="beam")
     assert app.model is None and "network for the 2x2, not the 3x3" in app.model_error
     click(app, "R")  # manual moves still work

@@ -553,7 +553,7 @@ def _budgets(options: S.SolverOptions) -> tuple:
 
 def test_3x3_without_solver_flags_gets_its_default_solver(runner):
     """The README's ``evaluate.py --puzzle 3x3 --uniform 100``: no --solver is the 3x3's mixed beam of
-    2,000 from 8 views with a minute a cube (docs/puzzles.md); a budget flag given wins; --solver beam
+    4,000 from 8 views with a minute a cube (docs/puzzles.md); a budget flag given wins; --solver beam
     alone keeps the solver's own defaults, and the 2x2 keeps MCTS with every default."""
     import evaluate
 
@@ -562,7 +562,7 @@ def test_3x3_without_solver_flags_gets_its_default_solver(runner):
         o = S.options_from_args(args)
         assert args.solver == "beam" and o.max_moves == 100
         settings = (o.beam_width, o.beam_rank, o.symmetries, o.views, o.ends, o.max_nodes, o.seconds)
-        assert settings == (2000, "mixed", 1, 8, 6, 16_000_000, 60)
+        assert settings == (4000, "mixed", 1, 8, 6, 16_000_000, 60)
         o = S.options_from_args(module.parse_args(["--puzzle", "3x3", "--beam-width", "4", "--time-limit", "5"]))
         assert (o.beam_width, o.beam_rank, o.max_nodes, o.seconds) == (4, "mixed", 16_000_000, 5)
         o = S.options_from_args(module.parse_args(["--puzzle", "3x3", "--solver", "beam"]))
