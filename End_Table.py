@@ -39,7 +39,7 @@ def position_keys(puzzle: Puzzle, cubes: np.ndarray) -> np.ndarray:
     return beam_keys(puzzle, True, cubes)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class EndTable:
     """Every position within ``radius`` moves of solved: ``keys`` sorted, ``distances`` beside them, and
     ``bits``, a filter of ``FILTER_BITS`` bits set at each key's low bits: a beam's children are almost
@@ -89,12 +89,17 @@ class EndTable:
         return moves if puzzle.is_solved(state)[0] else None
 
 
-@functools.lru_cache(maxsize=2)
 def end_table(puzzle: Puzzle | str | None, radius: int) -> EndTable:
-    """The ``EndTable`` of radius ``radius`` (0..``MAX_END_RADIUS``), built once per process."""
+    """The ``EndTable`` of radius ``radius`` (0..``MAX_END_RADIUS``), built once per process and puzzle."""
     if not 0 <= radius <= MAX_END_RADIUS:
         raise ValueError(f"an end table's radius is 0..{MAX_END_RADIUS}, got {radius}")
-    puzzle = get_puzzle(puzzle)
+    return _built(get_puzzle(puzzle).name, radius)
+
+
+@functools.lru_cache(maxsize=4)
+def _built(puzzle_name: str, radius: int) -> EndTable:
+    """``end_table``'s breadth-first search, cached by the puzzle's name."""
+    puzzle = get_puzzle(puzzle_name)
     frontier = puzzle.solved[None].astype(np.int8)
     keys = [position_keys(puzzle, frontier)]
     seen = keys[0]

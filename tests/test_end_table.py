@@ -44,7 +44,7 @@ def test_tables_hold_every_position_within_the_radius_once(vectors):
     three = end_table("3x3", 5)
     assert np.bincount(three.distances).tolist() == QTM_COUNTS_3X3
     assert np.all(np.diff(three.keys) > 0)  # sorted, no key twice
-    assert end_table("3x3", 5) is three  # built once a process
+    assert end_table(P3, 5) is three  # built once a process
     # The bit filter in front of the keys turns away only keys the table does not hold
     cubes = np.concatenate(
         [P3.random_states(np.random.default_rng(0), 20_000), P3.scramble(np.random.default_rng(1), 50, 5)[0]]
