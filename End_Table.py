@@ -61,10 +61,11 @@ class EndTable:
         found[maybe] = np.where(self.keys[at] == keys[maybe], self.distances[at], -1)
         return found
 
-    def nearest(self, states: np.ndarray, keys: np.ndarray) -> tuple[int, list[int]] | None:
-        """The first of ``states`` (their position ``keys``) nearest solved within ``radius``, and a shortest
-        move sequence from it to solved; None where none is within the radius."""
-        distances = self.lookup(keys)
+    def nearest(self, states: np.ndarray, keys: np.ndarray | None = None) -> tuple[int, list[int]] | None:
+        """The first of ``states`` nearest solved within ``radius``, and a shortest move sequence from it to
+        solved; None where none is within the radius. ``keys``: their ``position_keys``, where the caller
+        has them already (the beam's, by position or on the 3x3)."""
+        distances = self.lookup(position_keys(self.puzzle, states) if keys is None else keys)
         near = np.flatnonzero(distances >= 0)
         for i in near[np.argsort(distances[near], kind="stable")]:
             moves = self.finish(states[i], int(distances[i]))

@@ -330,7 +330,7 @@ def _beam_search(
     root = np.asarray(cube, dtype=np.int8).reshape(1, puzzle.num_stickers)
     if puzzle.is_solved(root)[0]:
         return SolveResult([], True, 0, 0.0)
-    if ends is not None and (near := ends.nearest(root, beam_keys(puzzle, True, root))) is not None:
+    if ends is not None and (near := ends.nearest(root)) is not None:
         return SolveResult(near[1], verify(root, near[1], puzzle), 0, 0.0)
     states, (lasts, counts) = root, start_history(1, last, count)
     paths = np.zeros((1, 0), np.intp)  # [k, depth] moves from the root to each beam state
@@ -354,9 +354,8 @@ def _beam_search(
             nodes += len(children)
             keys = keys_of(children)
             if ends is not None:
-                # ``ends`` keys positions; by_position's keys are those, and the 3x3's states are its positions
-                exact = keys if by_position or puzzle.orient is None else beam_keys(puzzle, True, children)
-                near = ends.nearest(children, exact)
+                # ``ends`` keys positions: by_position's keys are those, and so are the 3x3's (no whole-cube turns)
+                near = ends.nearest(children, keys if by_position or puzzle.orient is None else None)
                 if near is not None:
                     moves = paths[parent[near[0]]].tolist() + [int(action[near[0]])] + near[1]
                     return SolveResult(moves, verify(root, moves, puzzle), nodes, 0.0)
