@@ -98,8 +98,9 @@ def _lockstep(
     solved it, the group's others still running are stopped (``StopSearch``): started together, they are
     all a depth deeper now, so none could find a shorter solution, and only the shortest is kept.
 
-    Time: a round's wall time is shared evenly among the searches that took part in it; a
-    search's ``clock`` (its ``seconds`` budget) is the sum of its shares of the rounds done.
+    Time: a round's wall time is shared among the searches that took part in it in proportion to
+    the states each had evaluated (the network's work: a narrowing beam's clock slows with its width);
+    a search's ``clock`` (its ``seconds`` budget) is the sum of its shares of the rounds done.
     The result's ``seconds`` is the group's wall time shared evenly among its cubes (as for
     ``greedy`` and ``mcts``), so ``sum(r.seconds)`` is the total.
     """
@@ -136,12 +137,13 @@ def _lockstep(
             tick = time.perf_counter()
             keys = list(live)
             searches, requests = zip(*(live.pop(k) for k in keys))
+            rows = np.array([len(r) for r in requests])
             replies = np.asarray(fn(np.concatenate(requests)))
-            bounds = np.cumsum([len(r) for r in requests])[:-1]
+            bounds = np.cumsum(rows)[:-1]
             for k, search, reply in zip(keys, searches, np.split(replies, bounds)):
                 advance(k, search, reply)
             stop_siblings(keys)
-            spent[keys] += (time.perf_counter() - tick) / len(keys)
+            spent[keys] += (time.perf_counter() - tick) * rows / max(rows.sum(), 1)
         share = (time.perf_counter() - began) / size
         for k in range(size):
             results[lo + k].seconds = share
@@ -173,8 +175,9 @@ def beam(
     within one depth is kept once (its best-ranked copy); ties keep beam order, then the
     lowest action. Budgets: ``max_depth`` moves, ``max_nodes`` children generated (never
     exceeded: a depth that would exceed it is not started), ``seconds`` (a depth that would end past
-    it, at the last depth's cost, is not started). ``by_position``: states
-    are "the same" when they are one position up to a whole-cube turn (``Puzzle.position_keys``;
+    it, at the last depth's cost, is run on the best states that should take half the time left, so a
+    search out of time narrows towards greedy instead of giving up; it stops when none would fit).
+    ``by_position``: states are "the same" when they are one position up to a whole-cube turn (``Puzzle.position_keys``;
     for a network with a canonical orientation, which cannot tell them apart), so the beam
     never spends two places on one position. ``ends`` never makes a solution longer and ends the
     search at least its radius of depths sooner (``End_Table``).
@@ -338,15 +341,29 @@ def _beam_search(
     nodes = 0  # children generated; a StopSearch thrown at any request ends the search with them
     try:
         # mixed rank: the beam's logits, read with its values when it was proposed (the root's here)
-        logits = np.asarray((yield root))[:, 1:] if rank == "mixed" else None
+        read = np.asarray((yield root)) if rank == "mixed" else None
+        logits = None if read is None else read[:, 1:]
+        lead = None if read is None else float(read[0, 0])  # the beam's best value (value and mixed rank)
         expanded = keys_of(root)  # sorted keys of every state a beam has held
-        depth_began = clock()
+        depth_began, width = clock(), beam_width
         for _ in range(max_depth):
-            legal = puzzle.legal_action_mask(lasts, counts)  # [k, 12]
-            # A depth costs about what the last one did (once the beam is full, exactly the same work), so
-            # one that would end past the time limit is not started: the limit holds to within a depth's jitter.
+            # A depth costs about what the last one did (once the beam is full, exactly the same work, in
+            # proportion to the beam). One that would end past the time limit is run on the best states
+            # that share the time left evenly with the depths the beam's best value says are still to go:
+            # a search out of time narrows (towards greedy) instead of giving up, and the limit holds to
+            # within a depth's jitter.
             now = clock()
-            if nodes + int(legal.sum()) > max_nodes or (seconds is not None and 2 * now - depth_began > seconds):
+            if seconds is not None and 2 * now - depth_began > seconds:
+                to_go = (
+                    1 if lead is None else value_as_moves(lead, puzzle.value_per_move) - (ends.radius if ends else 0)
+                )
+                width = _width_that_fits(len(states), now - depth_began, seconds - now, to_go)
+                if width < 1:
+                    break
+                states, paths, cum, lasts, counts = (a[:width] for a in (states, paths, cum, lasts, counts))
+                logits = None if logits is None else logits[:width]
+            legal = puzzle.legal_action_mask(lasts, counts)  # [k, 12]
+            if nodes + int(legal.sum()) > max_nodes:
                 break
             depth_began = now
             parent, action = np.nonzero(legal)  # beam order, then action order
@@ -374,6 +391,7 @@ def _beam_search(
                 if len(order):
                     score[order] = np.asarray((yield children[order]), dtype=np.float64)
                 order = order[np.argsort(-score[order], kind="stable")]
+                lead = float(score[order[0]]) if len(order) else lead
             else:
                 score = cum[parent] + log_softmax(logits if rank == "mixed" else (yield states))[parent, action]
                 order = np.argsort(-score, kind="stable")
@@ -383,13 +401,13 @@ def _beam_search(
                 if rank == "mixed" and len(order):
                     # The policy proposes MIXED_PROPOSALS children per place, the value picks among
                     # them; the proposals' logits come with their values, for the next depth.
-                    order = order[: MIXED_PROPOSALS * beam_width]
+                    order = order[: MIXED_PROPOSALS * width]
                     read = np.asarray((yield children[order]), dtype=np.float64)
-                    pick = np.argsort(-read[:, 0], kind="stable")[:beam_width]
-                    order, logits = order[pick], read[pick, 1:]
+                    pick = np.argsort(-read[:, 0], kind="stable")[:width]
+                    order, logits, lead = order[pick], read[pick, 1:], float(read[pick[0], 0])
             # A state some earlier beam held is dropped: its children were generated then, nearer
             # the root, so keeping it again only spends the beam on a cycle.
-            keep = order[:beam_width]
+            keep = order[:width]
             if not len(keep):
                 break
             expanded = _sorted_insert(expanded, keys[keep])
@@ -399,6 +417,19 @@ def _beam_search(
     except StopSearch:  # another view of the cube has solved it (``_lockstep``'s siblings)
         pass
     return SolveResult([], False, nodes, 0.0)
+
+
+def _width_that_fits(beam_size: int, last_depth: float, left: float, to_go: float = 1.0) -> int:
+    """The beam states (best first) whose next depth takes its share of the ``left`` seconds, at
+    ``last_depth`` seconds for ``beam_size`` states: ``1 / (to_go + 1)`` of it, ``to_go`` (at least 1) the
+    depths expected after it. So a beam that reads its distance right keeps one width to the end, and
+    one that does not still keeps half the time for the depths after each (its widths fall
+    geometrically, towards greedy). Where not one state's share fits, one state whose depth takes at
+    most half the time left (a greedy try); 0 when not even that fits."""
+    if left <= 0 or last_depth <= 0:
+        return 0 if left <= 0 else beam_size
+    fit = int(min(beam_size, beam_size * left / ((max(to_go, 1.0) + 1) * last_depth)))
+    return fit or min(1, int(beam_size * left / (2 * last_depth)))
 
 
 def _sorted_insert(sorted_keys: np.ndarray, new: np.ndarray) -> np.ndarray:

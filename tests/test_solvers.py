@@ -6,6 +6,7 @@ claimed solve replays; budgets hold; the mcts wrapper plays exactly what the eva
 from __future__ import annotations
 
 import argparse
+import time
 
 import numpy as np
 import pytest
@@ -157,21 +158,90 @@ def test_budgets_are_not_solves(by_distance, exact):
     assert not r.solved and len(r.moves) == 5
 
 
-@pytest.mark.parametrize("limit", [0.5, 2.5, 3.0, 4.5, 7.9])
-def test_beam_does_not_start_a_depth_that_would_end_past_its_time_limit(by_distance, limit):
-    """Each network read costs one fake second: the beam stops while it is within ``limit`` seconds, at
-    the last depth that fits (the limit holds to within a depth's jitter, not a whole depth)."""
-    clock = [0.0]
-    search = T._beam_search(
-        by_distance[14][0], NO_ACTION, 0, 4, 30, 10**9, "value", limit, lambda: clock[0], get_puzzle("2x2")
-    )  # fmt: skip
-    reads, request = 0, next(search)
-    with pytest.raises(StopIteration) as stop:
+class FakeClock:
+    """A search's clock that advances only when told."""
+
+    spent = 0.0
+
+    def __call__(self) -> float:
+        return self.spent
+
+
+def timed_beam(cube, limit, value_fn, width=4, rank="value", per_state=0.01):
+    """One 2x2 ``_beam_search`` whose clock advances ``per_state`` fake seconds for each state it has
+    evaluated: its result, the sizes of its requests and the seconds it spent."""
+    clock, sizes = FakeClock(), []
+    search = T._beam_search(cube, NO_ACTION, 0, width, 30, 10**9, rank, limit, clock, get_puzzle("2x2"))
+    try:
+        request = next(search)
         while True:
-            reads, clock[0] = reads + 1, clock[0] + 1.0
-            request = search.send(np.zeros(len(request)))
-    assert not stop.value.value.solved
-    assert clock[0] <= max(limit, 1.0) < clock[0] + 1.0  # the first depth always runs
+            sizes.append(len(request))
+            clock.spent += per_state * len(request)
+            request = search.send(value_fn(request))
+    except StopIteration as stop:
+        return stop.value, sizes, clock.spent
+
+
+def nothing(states):
+    return np.zeros(len(states))
+
+
+@pytest.mark.parametrize("limit", [0.5, 1.0, 2.0, 3.0, 5.0])
+def test_a_beam_out_of_time_narrows_within_its_limit(by_distance, limit):
+    """Each state read costs a hundredth of a fake second and the values say nothing (all 0): the beam runs
+    its full width while a depth fits, then on fewer of its best states, within a depth's jitter of the
+    limit (the first depths grow the beam twelvefold, so their cost is not yet the last one's)."""
+    result, sizes, spent = timed_beam(by_distance[14][0], limit, nothing)
+    _, full_sizes, full_spent = timed_beam(by_distance[14][0], None, nothing)
+    assert not result.solved and full_spent > 2 * limit  # the limit binds
+    assert limit - 0.01 * max(sizes) < spent <= limit + 0.01 * max(sizes)
+    narrowed = next((i for i, n in enumerate(sizes) if i and n < max(sizes)), len(sizes))  # first narrowed depth
+    assert sizes[:narrowed] == full_sizes[:narrowed] and all(n < max(sizes) for n in sizes[narrowed:])
+    if limit >= 3:  # late enough for half the time left to hold a narrower beam's depth
+        assert len(sizes) - narrowed >= 2
+
+
+@pytest.mark.parametrize("rank", ["value", "mixed"])
+def test_a_narrowing_beam_solves_what_stopping_at_the_limit_could_not(by_distance, exact, rank):
+    """A 14-move cube whose full-width search (64) needs three times the limit: the beam narrows where the
+    limit would stop it, to the width that shares the time left among the depths its (exact) value says
+    are to go, and is solved in 14 moves within the limit."""
+    if rank == "mixed":
+        uniform = np.zeros(12)
+        fn = lambda states: np.column_stack([exact(states), np.tile(uniform, (len(states), 1))])  # noqa: E731
+    else:
+        fn = exact
+    for cube in by_distance[14]:
+        _, full_sizes, full_spent = timed_beam(cube, None, fn, 64, rank)
+        limit = full_spent / 3
+        result, sizes, spent = timed_beam(cube, limit, fn, 64, rank)
+        assert result.solved and len(result.moves) == 14 and spent <= limit + 0.01 * max(sizes)
+        assert B.verify(cube[None], result.moves, get_puzzle("2x2"))
+        narrowed = next(i for i, n in enumerate(sizes) if i > 3 and n < full_sizes[i] / 4)
+        assert narrowed < 10 and max(sizes[narrowed:]) < 2 * min(sizes[narrowed:])  # one width to the end
+
+
+def test_lockstep_shares_a_rounds_time_by_the_states_each_search_had_read():
+    """Two searches in one lockstep call, one asking for 1 state a round and one for 3: the second's clock
+    runs three times as fast (a narrowed beam is charged for its own share of the network's work)."""
+    clocks: dict[int, list[float]] = {0: [], 1: []}
+
+    def start(i, clock):
+        def search():
+            for _ in range(4):
+                clocks[i].append(clock())
+                yield np.zeros((1 + 2 * i, 4), np.int8)
+            return T.SolveResult([], False, 0, 0.0)
+
+        return search()
+
+    def slow(states):
+        time.sleep(0.01)
+        return np.zeros(len(states))
+
+    T._lockstep(start, 2, slow, chunk=2)
+    one, three = (np.diff(clocks[i][1:]) for i in (0, 1))  # the first share (starting them) is even
+    assert np.allclose(three, 3 * one) and np.all(one > 0)
 
 
 def test_wrong_values_never_claim_a_solve(by_distance, solver):
