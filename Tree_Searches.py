@@ -98,9 +98,9 @@ def _lockstep(
     solved it, the group's others still running are stopped (``StopSearch``): started together, they are
     all a depth deeper now, so none could find a shorter solution, and only the shortest is kept.
 
-    Time: a round's wall time is shared among the searches that took part in it in proportion to
-    the states each had evaluated (the network's work: a narrowing beam's clock slows with its width);
-    a search's ``clock`` (its ``seconds`` budget) is the sum of its shares of the rounds done.
+    Time: a search's ``clock`` (its ``seconds`` budget) counts its own work between requests as it
+    runs, and its share of each joint network call, in proportion to the states it asked for (so a
+    narrowing beam's clock slows with its width), counted before it runs on with the reply.
     The result's ``seconds`` is the group's wall time shared evenly among its cubes (as for
     ``greedy`` and ``mcts``), so ``sum(r.seconds)`` is the total.
     """
@@ -109,13 +109,21 @@ def _lockstep(
         size = min(chunk, n - lo)
         began = time.perf_counter()
         spent = np.zeros(size)
+        busy = [-1, 0.0]  # the search running now and since when: its clock counts that too
         live: dict[int, tuple[Search, np.ndarray]] = {}
 
+        def clock(k: int) -> float:
+            return spent[k] + (time.perf_counter() - busy[1] if busy[0] == k else 0.0)
+
         def advance(k: int, search: Search, reply) -> None:
+            busy[:] = [k, time.perf_counter()]
             try:
                 live[k] = (search, next(search) if reply is None else search.send(reply))
             except StopIteration as stop:
                 results[lo + k] = stop.value
+            finally:
+                spent[k] += time.perf_counter() - busy[1]
+                busy[0] = -1
 
         def stop_siblings(ran: list[int]) -> None:
             """End the live searches of every cube that one of ``ran`` has just solved."""
@@ -128,22 +136,21 @@ def _lockstep(
                 except StopIteration as stop:
                     results[lo + k] = stop.value
 
-        tick = time.perf_counter()
         for k in range(size):
-            advance(k, start(lo + k, functools.partial(spent.item, k)), None)
-        spent += (time.perf_counter() - tick) / size
+            advance(k, start(lo + k, functools.partial(clock, k)), None)
         stop_siblings(list(range(size)))
         while live:
-            tick = time.perf_counter()
             keys = list(live)
             searches, requests = zip(*(live.pop(k) for k in keys))
             rows = np.array([len(r) for r in requests])
+            tick = time.perf_counter()
             replies = np.asarray(fn(np.concatenate(requests)))
+            # before the searches run on: each reads its clock with this round's share in it
+            spent[keys] += (time.perf_counter() - tick) * rows / max(rows.sum(), 1)
             bounds = np.cumsum(rows)[:-1]
             for k, search, reply in zip(keys, searches, np.split(replies, bounds)):
                 advance(k, search, reply)
             stop_siblings(keys)
-            spent[keys] += (time.perf_counter() - tick) * rows / max(rows.sum(), 1)
         share = (time.perf_counter() - began) / size
         for k in range(size):
             results[lo + k].seconds = share

@@ -223,7 +223,8 @@ def test_a_narrowing_beam_solves_what_stopping_at_the_limit_could_not(by_distanc
 
 def test_lockstep_shares_a_rounds_time_by_the_states_each_search_had_read():
     """Two searches in one lockstep call, one asking for 1 state a round and one for 3: the second's clock
-    runs three times as fast (a narrowed beam is charged for its own share of the network's work)."""
+    runs three times as fast (a narrowed beam is charged for its own share of the network's work), and
+    each has its share of a round on its clock when it reads it after the reply."""
     clocks: dict[int, list[float]] = {0: [], 1: []}
 
     def start(i, clock):
@@ -240,8 +241,8 @@ def test_lockstep_shares_a_rounds_time_by_the_states_each_search_had_read():
         return np.zeros(len(states))
 
     T._lockstep(start, 2, slow, chunk=2)
-    one, three = (np.diff(clocks[i][1:]) for i in (0, 1))  # the first share (starting them) is even
-    assert np.allclose(three, 3 * one) and np.all(one > 0)
+    one, three = (np.diff(clocks[i]) for i in (0, 1))  # each read sees the last round's share already
+    assert np.allclose(three, 3 * one, rtol=0.05) and np.all(one > 0.002)
 
 
 def test_wrong_values_never_claim_a_solve(by_distance, solver):
