@@ -52,7 +52,7 @@ BEAM_RANKS = ("value", "policy", "mixed")
 MIXED_PROPOSALS = 4
 F_DECIMALS = 6  # A* compares f = lambda * g + h to a millionth of a move
 #: a beam out of time plans for at least this many depths after the next (its value's count when more):
-#: on 12 3x3 cubes at a 25-s limit, 11 solved against 9 when planning for 1 (halving), none longer
+#: on 12 3x3 cubes at a 25-s limit, 11 solved against 9 when planning for 1 (halving; none shorter)
 NARROW_DEPTHS = 3.0
 
 #: A per-cube search written as a generator: it yields the states it needs evaluated (one
@@ -185,8 +185,9 @@ def beam(
     within one depth is kept once (its best-ranked copy); ties keep beam order, then the
     lowest action. Budgets: ``max_depth`` moves, ``max_nodes`` children generated (never
     exceeded: a depth that would exceed it is not started), ``seconds`` (a depth that would end past
-    it, at the last depth's cost, is run on the best states that should take half the time left, so a
-    search out of time narrows towards greedy instead of giving up; it stops when none would fit).
+    it, at the last depth's cost, is run on the best states whose depth takes its share of the time
+    left (``_width_that_fits``), so a search out of time narrows towards greedy instead of giving up;
+    it stops when not one state's depth would fit).
     ``by_position``: states are "the same" when they are one position up to a whole-cube turn (``Puzzle.position_keys``;
     for a network with a canonical orientation, which cannot tell them apart), so the beam
     never spends two places on one position. ``ends`` never makes a solution longer and ends the
@@ -287,7 +288,7 @@ def beam_widening(
         raise ValueError("a widening beam needs a time limit (seconds)")
     best, width, depth, took = SolveResult([], False, 0, 0.0), beam_width, max_depth, 0.0
     # Once solved, a round that would not finish in the time left (twice the last one's time:
-    # twice the width) is not started: cut short, it could only return nothing.
+    # twice the width) is not started: cut short, it would narrow towards greedy, which rarely beats it.
     while width <= max_width and depth > 0 and seconds - best.seconds > (2 * took if best.solved else 0.0):
         nodes, left = max_nodes * (width // beam_width), seconds - best.seconds
         got = beam(cube, value_fn, policy_fn, last, count, width, depth, nodes, rank, left, puzzle, by_position, ends)
@@ -359,9 +360,9 @@ def _beam_search(
         for _ in range(max_depth):
             # A depth costs about what the last one did (once the beam is full, exactly the same work, in
             # proportion to the beam). One that would end past the time limit is run on the best states
-            # that share the time left evenly with the depths the beam's best value says are still to go:
-            # a search out of time narrows (towards greedy) instead of giving up, and the limit holds to
-            # within a depth's jitter.
+            # that share the time left with the depths the beam's best value says are still to go (at least
+            # NARROW_DEPTHS): a search out of time narrows (towards greedy) instead of giving up, and the
+            # limit holds to within a depth's jitter.
             now = clock()
             if seconds is not None and 2 * now - depth_began > seconds:
                 to_go = (
