@@ -365,8 +365,9 @@ def _beam_search(
             # limit holds to within a depth's jitter.
             now = clock()
             if seconds is not None and 2 * now - depth_began > seconds:
+                # no value read (policy rank): NARROW_DEPTHS, the least the helper plans for
                 to_go = (
-                    1 if lead is None else value_as_moves(lead, puzzle.value_per_move) - (ends.radius if ends else 0)
+                    0.0 if lead is None else value_as_moves(lead, puzzle.value_per_move) - (ends.radius if ends else 0)
                 )
                 width = _width_that_fits(len(states), now - depth_began, seconds - now, to_go)
                 if width < 1:
@@ -430,7 +431,7 @@ def _beam_search(
     return SolveResult([], False, nodes, 0.0)
 
 
-def _width_that_fits(beam_size: int, last_depth: float, left: float, to_go: float = 1.0) -> int:
+def _width_that_fits(beam_size: int, last_depth: float, left: float, to_go: float) -> int:
     """The beam states (best first) whose next depth takes its share of the ``left`` seconds, at
     ``last_depth`` seconds for ``beam_size`` states: ``1 / (g + 1)`` of it, ``g`` the depths expected
     after it (``to_go``, at least ``NARROW_DEPTHS``). So a beam that reads its distance right keeps one
