@@ -36,6 +36,23 @@ DEFAULT_PUZZLE = "2x2"
 VALUE_PER_MOVE = 0.03
 
 
+#: Two children whose values differ by at most this much are a tie, broken by the lower action index
+#: (``greedy_choice``). A network's value of one position may differ in its last float32 bits from one
+#: batch to another and from one CPU's SIMD kernels to another's (about 1e-7 here); 1e-5 is 1/3,000 of a
+#: move (``VALUE_PER_MOVE``), far above that noise and far below any real difference, so that the greedy
+#: solver plays the same moves on every machine (docs/reproducibility.md).
+TIE_TOLERANCE = 1e-5
+
+
+def greedy_choice(scores: np.ndarray) -> np.ndarray:
+    """``(n,)`` the action of each row of ``scores (n, A)`` with the highest score, scores within
+    ``TIE_TOLERANCE`` of it counting as equal and the lowest such action chosen (``+inf``: a solved
+    child, always played; ``-inf``: an illegal one, never)."""
+    scores = np.asarray(scores, dtype=np.float64)
+    best = scores.max(axis=1, keepdims=True)
+    return (scores >= best - TIE_TOLERANCE).argmax(axis=1)
+
+
 def value_as_moves(values, per_move: float = VALUE_PER_MOVE, at_least: float | None = None) -> np.ndarray:
     """The network's value read as moves to solved, float64 in ``values``' shape: ``(1 - v) / per_move``
     (the inverse of ``v = 1 - per_move * d``; ``per_move``: the puzzle's ``value_per_move``). ``at_least``

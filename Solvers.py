@@ -60,7 +60,7 @@ from Cube_Model import NO_ACTION, SYMMETRY_COUNT
 from End_Table import MAX_END_RADIUS, end_table
 from Gumbel_MCTS import play_gumbel_episodes
 from MCTS_Core import MCTS
-from Puzzles import PUZZLES, Puzzle, get_puzzle
+from Puzzles import PUZZLES, Puzzle, get_puzzle, greedy_choice
 from Rubik2x2Env import MAX_MOVES
 from Search_Tree import C_PUCT
 from Self_Play import EpisodeResults, play_greedy
@@ -179,7 +179,7 @@ def _greedy_chunk(cubes, value_fn, last, count, moves, lengths, nodes, puzzle: P
         # A solved child is always played: the network's value of a solved cube is not
         # trusted (it was never a training target), and 1.0 may tie with other children.
         score[solved_child] = np.inf
-        action = score.argmax(axis=1)  # the first maximum: lowest action on ties
+        action = greedy_choice(score)  # near-equal values: the lowest action (Puzzles.TIE_TOLERANCE)
         nodes[active] += legal.sum(axis=1)
         moves[active, step] = action
         lengths[active] += 1

