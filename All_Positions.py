@@ -36,7 +36,7 @@ from tqdm.auto import tqdm
 
 from Optimal_Solver import NUM_ORIS, NUM_STATES, OptimalSolver, _cubes_at, default_cache_path, quarter_turn_maps
 from Policy_Value_Net import PolicyValueNet
-from Puzzles import greedy_choice, value_as_moves
+from Puzzles import value_as_moves
 from Rubik2x2Env import (
     MAX_MOVES,
     MOVE_PERMS,
@@ -50,6 +50,7 @@ from Rubik2x2Env import (
     next_face_count,
 )
 from Run_IO import atomic_write
+from Value_Scale import greedy_choice
 
 SOLVED_INDEX = 0
 _CHUNK = 1 << 18  # positions per vectorised step (bounds the (chunk, 12) temporaries)
@@ -146,7 +147,7 @@ def greedy_all(
             kids = children(index[active], rotation[active])
             child_values = np.where(kids == SOLVED_INDEX, np.inf, value_of(kids))
             child_values[~legal_action_mask(last[active], count[active])] = -np.inf
-            action = greedy_choice(child_values)  # the tie rule of Solvers.greedy (Puzzles.TIE_TOLERANCE)
+            action = greedy_choice(child_values)  # the tie rule of Solvers.greedy (Value_Scale.TIE_TOLERANCE)
             index[active], rotation[active] = step(index[active], rotation[active], action)
             count[active] = next_face_count(last[active], count[active], action)
             last[active] = action

@@ -14,12 +14,11 @@ state's rules need (move history, player to move, ...) lives in its arrays. What
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Iterator, MutableMapping
 from typing import Protocol
 
 import numpy as np
-
-from Go_Game import GO_GAMES
-from Puzzles import DEFAULT_PUZZLE, PUZZLES
 
 State = dict[str, np.ndarray]
 
@@ -68,8 +67,48 @@ class Game(Protocol):
         """The equivalent ``(inputs, policies)`` batches, the given one first."""
 
 
-DEFAULT_GAME = DEFAULT_PUZZLE
-GAMES: dict[str, Game] = {**PUZZLES, **GO_GAMES}  # Go_Game.go_game(size, ...) makes other boards
+DEFAULT_GAME = "2x2"
+#: Where the built-in games live: ``name -> (module, the module's table of its games)``. The interface
+#: names them without importing them (the engine that imports this module imports no game); the first
+#: lookup of a name imports its module. ``Go_Game.go_game(size, ...)`` makes other boards.
+BUILT_IN = {
+    "2x2": ("Puzzles", "PUZZLES"),
+    "3x3": ("Puzzles", "PUZZLES"),
+    "go5": ("Go_Game", "GO_GAMES"),
+    "go7": ("Go_Game", "GO_GAMES"),
+    "go9": ("Go_Game", "GO_GAMES"),
+}
+
+
+class GameRegistry(MutableMapping):
+    """``name -> Game``: the built-in games, each loaded from its module on first use, and the games
+    registered at run time (``register_game``)."""
+
+    def __init__(self, built_in: dict[str, tuple[str, str]]):
+        self._where = dict(built_in)
+        self._games: dict[str, Game] = {}
+
+    def __getitem__(self, name: str) -> Game:
+        if name not in self._games and name in self._where:
+            module, table = self._where[name]
+            self._games[name] = getattr(importlib.import_module(module), table)[name]
+        return self._games[name]
+
+    def __setitem__(self, name: str, game: Game) -> None:
+        self._games[name] = game
+
+    def __delitem__(self, name: str) -> None:
+        self._games.pop(name, None)
+        self._where.pop(name, None)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter({**self._where, **self._games})
+
+    def __len__(self) -> int:
+        return len({**self._where, **self._games})
+
+
+GAMES = GameRegistry(BUILT_IN)
 
 
 def register_game(game: Game) -> None:

@@ -77,6 +77,7 @@ def build_parser(description: str | None = None) -> Cli.ArgumentParser:
     for field in dataclasses.fields(GoRecipe):
         if field.name not in NOT_FLAGS:
             field_flag(parser, field)
+    Cli.add_device_flag(parser)
     Workers.add_arguments(parser)  # self-play split over workers: the same numbers for any --workers
     return parser
 

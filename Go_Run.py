@@ -196,6 +196,16 @@ def new_run(args: argparse.Namespace, recipe: GoRecipe) -> GoRun:
     return GoRun(model, optimizer, scheduler, buffer, np.random.default_rng(args.seed), metrics)
 
 
+def move_run_to(run: GoRun, device) -> None:
+    """The network and the optimizer's state on ``device`` (a run is built and loaded on the CPU; the files
+    always hold CPU tensors, so a run may resume on another device)."""
+    run.model.to(device)
+    for slot in run.optimizer.state.values():
+        for key, value in slot.items():
+            if torch.is_tensor(value):
+                slot[key] = value.to(device)
+
+
 def start_run(args: argparse.Namespace, recipe: GoRecipe) -> GoRun:
     """The saved run to continue, else a new one: from the checkpoint's weights when it has no training
     state beside it (as the cube runs do), else from random weights."""
@@ -310,10 +320,12 @@ def main(argv=None) -> int:
     run = pool = None
     try:
         check_output_paths(args.checkpoint, args.log_dir)
+        device = Cli.resolve_device(args.device)  # a device this machine lacks: one sentence, before any work
         pool = Workers.from_args(args)  # None: self-play in this process
         with InterruptGuard().installed() as guard, run_locks(args.checkpoint, args.log_dir):
             remove_temps_of_killed_runs(args.checkpoint, args.log_dir)
             run = start_run(args, recipe)
+            move_run_to(run, device)
             logger = open_logger(args, run, recipe)
             try:
                 if run.iteration:  # brings them up to the state after a kill between the two
@@ -321,7 +333,7 @@ def main(argv=None) -> int:
                 train(args, recipe, run, logger, guard, pool)
             finally:
                 logger.close()
-    except (RunError, CheckpointError, OutputError, Workers.WorkerError) as exc:
+    except (RunError, CheckpointError, OutputError, Workers.WorkerError, Cli.DeviceError) as exc:
         return Cli.fail(exc)
     except Interrupted as exc:
         done = run.iteration if run is not None else 0

@@ -45,7 +45,7 @@ from Go_Game import DEFAULT_HISTORY, GoGame, go_game
 from Go_Net import BLOCKS, FILTERS, GoNet
 from Gumbel_MCTS import GumbelMCTS
 from MCTS_Core import MCTS, NetworkEvaluator
-from Policy_Value_Net import eval_mode
+from Precision import eval_mode
 from Self_Play import OUTCOME_TARGET, SIMULATIONS, EpisodeResults, play_lockstep, take_rows, visits_to_policy
 from Train_Network import alphazero_loss
 
@@ -344,10 +344,11 @@ def make_optimizer(model: torch.nn.Module, recipe: GoRecipe):
 def train_steps(model, optimizer, scheduler, buffer: ReplayBuffer, recipe: GoRecipe, rng) -> dict[str, float]:
     """``recipe.train_steps`` SGD steps on batches from ``buffer``; the mean losses."""
     game, data = recipe.game(), buffer.arrays()
+    device = next(model.parameters()).device
     sums, hopeless = np.zeros(3), 0
     model.train()
     for _ in range(recipe.train_steps):
-        obs, pis, zs = sample_batch(game, data, recipe.batch_size, rng, recipe.augment)
+        obs, pis, zs = (t.to(device) for t in sample_batch(game, data, recipe.batch_size, rng, recipe.augment))
         logits, values = model(obs)
         weights = hopeless_weights(values, recipe.hopeless)
         _, policy_loss, value_loss = alphazero_loss(logits, values, pis, zs, sample_weights=weights)
@@ -380,7 +381,7 @@ def gate(model: torch.nn.Module, kept: dict, recipe: GoRecipe, rng: np.random.Ge
     of the weights ``kept``; both PUCT at ``recipe.simulations`` without noise, the first ``opening()``
     moves of a game drawn from the visit counts (each player from its own generator, seeded from ``rng``),
     the most visited after. The score of ``model``: (wins + draws / 2) / games."""
-    previous = recipe.network()
+    previous = recipe.network().to(next(model.parameters()).device)
     previous.load_state_dict(kept)
     seeds = rng.integers(0, 2**63 - 1, size=2)
     players = [

@@ -58,9 +58,10 @@ import torch
 
 from Games import Game, get_game
 from MCTS_Core import NetworkEvaluator
-from Policy_Value_Net import VALUE_PER_MOVE, eval_mode  # the value scale, here: the engine reads no Puzzles
+from Precision import eval_mode
 from Search_Tree import N_ROW, W_ROW, Evaluator, SearchTree, take_rows
 from Self_Play import EpisodeResults, play_lockstep
+from Value_Scale import VALUE_PER_MOVE
 
 C_VISIT, C_SCALE, EPSILON = 50.0, 0.1, 1e-8  # mctx defaults (maxvisit_init, value_scale, epsilon)
 PRIOR_FLOOR = float(np.finfo(np.float32).tiny)  # keeps log(prior) finite for a legal action

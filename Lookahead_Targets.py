@@ -37,7 +37,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from Policy_Value_Net import eval_mode
+from Precision import eval_mode
 from Puzzles import VALUE_PER_MOVE, get_puzzle
 from Rubik2x2Env import (
     NO_ACTION,

@@ -38,7 +38,6 @@ and stay the 2x2's (a 3x3's orientation is fixed by its centres anyway).
 
 from __future__ import annotations
 
-import contextlib
 import warnings
 
 import numpy as np
@@ -48,7 +47,8 @@ import torch.nn.functional as F
 
 from Games import GAMES
 from Pair_Input import CubiePairs, obs_dim_of_table
-from Puzzles import PUZZLES, VALUE_PER_MOVE, get_puzzle
+from Precision import eval_mode  # noqa: F401  (the network's users read it here too)
+from Puzzles import PUZZLES, get_puzzle
 from Rubik2x2Env import (
     NUM_ACTIONS,
     NUM_FACES,
@@ -58,6 +58,7 @@ from Rubik2x2Env import (
     SYMMETRY_CANONICAL_TABLES,
 )
 from Run_IO import DEFAULT_CHECKPOINT, CheckpointError, atomic_write, find_checkpoint, not_a_file
+from Value_Scale import VALUE_PER_MOVE
 
 HIDDEN_SIZES = (512, 1024, 512, 128)
 OBS_DIM_2X2 = NUM_STICKERS * NUM_FACES  # 144: the inputs the canonicalising tables are built for
@@ -251,17 +252,6 @@ def distance_value(distance_logits: torch.Tensor) -> torch.Tensor:
     classes = torch.arange(distance_logits.shape[1], device=distance_logits.device, dtype=distance_logits.dtype)
     expected = (distance_logits.softmax(dim=1) * classes).sum(dim=1, keepdim=True)
     return (1.0 - VALUE_PER_MOVE * expected).clamp(-1.0, 1.0)
-
-
-@contextlib.contextmanager
-def eval_mode(model: nn.Module):
-    """Run the block with ``model`` in eval mode, then put back the mode it had."""
-    was_training = model.training
-    model.eval()
-    try:
-        yield model
-    finally:
-        model.train(was_training)
 
 
 def save_checkpoint(model: nn.Module, path: str = DEFAULT_CHECKPOINT) -> None:

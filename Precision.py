@@ -47,3 +47,14 @@ def autocast(precision: str, device) -> contextlib.AbstractContextManager:
     if resolve(precision, device) == "fp32":
         return contextlib.nullcontext()
     return torch.autocast(device.type, dtype=torch.bfloat16)
+
+
+@contextlib.contextmanager
+def eval_mode(model: torch.nn.Module):
+    """Run the block with ``model`` in eval mode, then put back the mode it had."""
+    was_training = model.training
+    model.eval()
+    try:
+        yield model
+    finally:
+        model.train(was_training)

@@ -27,30 +27,12 @@ import Cube_Model
 import Rubik2x2Env
 import Rubik3x3Env
 from Cube_Model import CubeModel
+from Games import DEFAULT_GAME
 from Kociemba_Solver import solution_lengths
 from Optimal_Solver import get_solver
+from Value_Scale import VALUE_PER_MOVE
 
-DEFAULT_PUZZLE = "2x2"
-#: The value scale of every target and reading: a cube d moves from solved is worth
-#: ``1 - 0.03 d`` (the original's episode reward ``max(0.4, 1 - 0.03 n)``).
-VALUE_PER_MOVE = 0.03
-
-
-#: Two children whose values differ by at most this much are a tie, broken by the lower action index
-#: (``greedy_choice``). A network's value of one position may differ in its last float32 bits from one
-#: batch to another and from one CPU's SIMD kernels to another's (about 1e-7 here); 1e-5 is 1/3,000 of a
-#: move (``VALUE_PER_MOVE``), far above that noise and far below any real difference, so that the greedy
-#: solver plays the same moves on every machine (docs/reproducibility.md).
-TIE_TOLERANCE = 1e-5
-
-
-def greedy_choice(scores: np.ndarray) -> np.ndarray:
-    """``(n,)`` the action of each row of ``scores (n, A)`` with the highest score, scores within
-    ``TIE_TOLERANCE`` of it counting as equal and the lowest such action chosen (``+inf``: a solved
-    child, always played; ``-inf``: an illegal one, never)."""
-    scores = np.asarray(scores, dtype=np.float64)
-    best = scores.max(axis=1, keepdims=True)
-    return (scores >= best - TIE_TOLERANCE).argmax(axis=1)
+DEFAULT_PUZZLE = DEFAULT_GAME  # the engine's default game is the 2x2
 
 
 def value_as_moves(values, per_move: float = VALUE_PER_MOVE, at_least: float | None = None) -> np.ndarray:

@@ -57,7 +57,7 @@ import torch
 
 from Cube_Model import ACTION_FACE, NO_ACTION, NUM_FACES, legal_action_mask, next_face_count
 from Lookahead_Targets import scramble_path_states
-from Policy_Value_Net import eval_mode
+from Precision import eval_mode
 from Puzzles import VALUE_PER_MOVE, get_puzzle, value_as_moves
 from Rubik2x2Env import NUM_ACTIONS
 

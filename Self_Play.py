@@ -25,14 +25,9 @@ from tqdm.auto import tqdm
 from Action_MCTS import pick_action_from_mcts, pick_actions_batch
 from Games import DEFAULT_GAME, Game, get_game
 from MCTS_Core import MCTS, Evaluator
-from Policy_Value_Net import VALUE_PER_MOVE, eval_mode  # the value scale, here: the engine reads no Puzzles
+from Precision import eval_mode
 from Search_Tree import C_PUCT, take_rows
-
-
-def solved_value(moves: int) -> float:
-    """Target value of every state of an episode solved in ``moves`` moves (seed formula)."""
-    return max(0.4, 1.0 - VALUE_PER_MOVE * moves)
-
+from Value_Scale import solved_value
 
 UNSOLVED_VALUE = -1.0
 #: The original passes temperature 0.3 to its greedy evaluation episodes; greedy play ignores it.
@@ -94,7 +89,7 @@ class EpisodeResults:
         for actions, solved, z in zip(self.actions, self.solved, self.values()):
             n = len(actions)
             if solved and value_target == "remaining":
-                out.append(np.maximum(0.4, 1.0 - VALUE_PER_MOVE * (n - np.arange(n))).astype(np.float32))
+                out.append(solved_value(n - np.arange(n)).astype(np.float32))
             else:
                 out.append(np.full(n, z, dtype=np.float32))
         return out

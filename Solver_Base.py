@@ -26,7 +26,7 @@ import torch
 import Cube_Model
 import Precision
 from Cube_Model import NO_ACTION, NUM_ACTIONS, SYMMETRY_COUNT
-from Policy_Value_Net import eval_mode
+from Precision import eval_mode
 from Puzzles import VALUE_PER_MOVE, Puzzle, get_puzzle
 
 #: ``value_fn(cubes (n, stickers) int8) -> values (n,)``, on the network's scale (1 = solved).

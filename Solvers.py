@@ -60,7 +60,7 @@ from Cube_Model import NO_ACTION, SYMMETRY_COUNT
 from End_Table import MAX_END_RADIUS, end_table
 from Gumbel_MCTS import play_gumbel_episodes
 from MCTS_Core import MCTS
-from Puzzles import PUZZLES, Puzzle, get_puzzle, greedy_choice
+from Puzzles import PUZZLES, Puzzle, get_puzzle
 from Rubik2x2Env import MAX_MOVES
 from Search_Tree import C_PUCT
 from Self_Play import EpisodeResults, play_greedy
@@ -78,6 +78,7 @@ from Solver_Base import (
 )
 from Solver_Views import MAX_VIEWS, solve_from_views, view_count_limit
 from Tree_Searches import BEAM_RANKS, astar_lockstep, beam_lockstep, beam_widening, bestfirst
+from Value_Scale import greedy_choice
 
 GREEDY_CHUNK = 1 << 16  # cubes per lockstep greedy batch: bounds the (chunk, A, stickers) children
 
@@ -179,7 +180,7 @@ def _greedy_chunk(cubes, value_fn, last, count, moves, lengths, nodes, puzzle: P
         # A solved child is always played: the network's value of a solved cube is not
         # trusted (it was never a training target), and 1.0 may tie with other children.
         score[solved_child] = np.inf
-        action = greedy_choice(score)  # near-equal values: the lowest action (Puzzles.TIE_TOLERANCE)
+        action = greedy_choice(score)  # near-equal values: the lowest action (Value_Scale.TIE_TOLERANCE)
         nodes[active] += legal.sum(axis=1)
         moves[active, step] = action
         lengths[active] += 1

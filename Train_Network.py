@@ -10,7 +10,7 @@ import torch.nn.functional as F
 from tqdm.auto import tqdm
 
 import Precision
-from Policy_Value_Net import VALUE_PER_MOVE  # the value scale, here: the engine reads no Puzzles
+from Value_Scale import VALUE_PER_MOVE
 
 VALUE_WEIGHT = 1.0
 POLICY_WEIGHT = 1.2

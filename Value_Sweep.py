@@ -31,7 +31,7 @@ import torch
 from All_Positions import SOLVED_INDEX, children, cubes_at, symmetry_classes
 from Lookahead_Targets import UNSOLVED_MAX, scramble_path_states
 from Optimal_Solver import OptimalSolver
-from Policy_Value_Net import eval_mode
+from Precision import eval_mode
 from Puzzles import VALUE_PER_MOVE
 from Rubik2x2Env import NUM_ACTIONS, batch_onehot
 

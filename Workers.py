@@ -42,7 +42,8 @@ import Go_Training
 from Evaluation_Modes import play_cubes
 from Go_Net import go_model_from_state
 from Lookahead_Targets import lookahead_targets, scramble_path_states
-from Policy_Value_Net import eval_mode, go_size_of, model_from_state
+from Policy_Value_Net import go_size_of, model_from_state
+from Precision import eval_mode
 from Puzzles import get_puzzle
 from Rubik2x2Env import batch_scramble
 from Seed_System_Targets import seed_training_sample

@@ -46,9 +46,11 @@ LOSS_REL_TOL = 1e-3
 #: One forward pass: float32 in another summation order, |value| <= 1 and logits of order 10.
 OUTPUT_ABS_TOL = 1e-3
 #: Mean solution length: equal outputs give equal moves except at a near-tie of two children's values
-#: (Solver_Base.TIE_TOLERANCE decides those alike on both devices; a value that straddles it may not).
+#: (Value_Scale.TIE_TOLERANCE decides those alike on both devices; a value that straddles it may not).
 LENGTH_TOL = 0.25
-NO_GPU = "No CUDA GPU is present (torch.cuda.is_available() is False): nothing to check here; run this on a machine with one."
+NO_GPU = (
+    "No CUDA GPU is present (torch.cuda.is_available() is False): nothing to check here; run it on a machine with one."
+)
 
 #: The tiny training runs: (name, main.py flags), each a few seconds.
 TRAIN_RUNS = {
@@ -128,8 +130,10 @@ def run(cmd: list[str], cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, *cmd], cwd=cwd, capture_output=True, text=True, env=env, timeout=600)
 
 
-def both_devices(args) -> tuple[str, str]:
-    return (args.device, "cpu")
+def both_devices(args) -> tuple[tuple[str, str], tuple[str, str]]:
+    """``(label, device)`` of the two sides: the device checked, then the cpu (labels differ even when
+    ``--device cpu`` checks the script itself)."""
+    return (("checked", args.device), ("cpu", "cpu"))
 
 
 # --------------------------------------------------------------------------- training
@@ -139,22 +143,22 @@ def check_training(work: Path, args, say) -> list[str]:
     failures = []
     for run_name, flags in TRAIN_RUNS.items():
         losses = {}
-        for device in both_devices(args):
-            folder = work / f"train_{run_name}_{device}"
+        for label, device in both_devices(args):
+            folder = work / f"train_{run_name}_{label}"
             folder.mkdir()
             cmd = [str(ROOT / "main.py"), *flags.split(), "--seed", str(args.seed), "--device", device]
-            cmd += ["--checkpoint", "m.pt", "--log-dir", "logs", "--no-progress"]
+            cmd += ["--checkpoint", "m.pt", "--log-dir", "logs"] + ([] if run_name == "go5" else ["--no-progress"])
             done = run(cmd, folder)
             if done.returncode != 0:
                 failures.append(f"train {run_name} on {device}: exit {done.returncode}: {done.stderr.strip()[-300:]}")
                 continue
-            losses[device] = last_loss(folder / "logs" / "metrics.json")
+            losses[label] = last_loss(folder / "logs" / "metrics.json")
             problem = loads_on_cpu(folder / "m.pt", run_name)
             if problem:
                 failures.append(f"train {run_name} on {device}: {problem}")
         if len(losses) < 2:
             continue
-        a, b = losses[args.device], losses["cpu"]
+        a, b = losses["checked"], losses["cpu"]
         finite = all(math.isfinite(x) for x in (a, b))
         agree = finite and (run_name not in SAME_DATA or abs(a - b) <= LOSS_REL_TOL * max(abs(b), 1e-12))
         say(f"train {run_name:8s} last loss {args.device} {a:.6f}  cpu {b:.6f}  {'ok' if agree else 'DIFFERS'}")
@@ -164,14 +168,9 @@ def check_training(work: Path, args, say) -> list[str]:
 
 
 def last_loss(path: Path) -> float:
-    """The last logged total loss of a run's ``metrics.json`` (the cube's or Go's layout)."""
-    data = json.loads(path.read_text())
-    rows = data if isinstance(data, list) else data.get("iterations", data.get("history", []))
-    for row in reversed(rows):
-        for key in ("loss", "total_loss", "train_loss"):
-            if isinstance(row.get(key), (int, float)):
-                return float(row[key])
-    return math.nan
+    """The last logged total loss of a run's ``metrics.json`` (a list per metric, the cube's and Go's)."""
+    losses = json.loads(path.read_text()).get("losses") or [math.nan]
+    return float(losses[-1])
 
 
 def loads_on_cpu(path: Path, run_name: str) -> str | None:
@@ -210,12 +209,12 @@ def check_networks(work: Path, args, say) -> list[str]:
     for name, model in models.items():
         inputs = network_inputs(name, model, rng)
         outs = {}
-        for device in both_devices(args):
+        for label, device in both_devices(args):
             with torch.inference_mode():
                 got = model.to(device).eval()(inputs.to(device))
-            outs[device] = torch.cat([t.float().reshape(len(inputs), -1).cpu() for t in got], 1)
+            outs[label] = torch.cat([t.float().reshape(len(inputs), -1).cpu() for t in got], 1)
         model.to("cpu")
-        diff = float((outs[args.device] - outs["cpu"]).abs().max())
+        diff = float((outs["checked"] - outs["cpu"]).abs().max())
         ok = diff <= OUTPUT_ABS_TOL
         say(f"network {name}: largest |{args.device} - cpu| over 4,096 inputs {diff:.2e}  {'ok' if ok else 'DIFFERS'}")
         if not ok:
@@ -259,8 +258,8 @@ def check_solvers(work: Path, args, say) -> list[str]:
     }
     for name, flags in cases.items():
         summary = {}
-        for device in both_devices(args):
-            folder = work / f"solve_{name.replace(' ', '_')}_{device}"
+        for label, device in both_devices(args):
+            folder = work / f"solve_{name.replace(' ', '_')}_{label}"
             folder.mkdir()
             cmd = [str(ROOT / "evaluate.py"), *flags, "--seed", str(args.seed), "--device", device]
             cmd += ["--log-dir", "logs", "--out", "out.json", "--no-progress"]
@@ -268,12 +267,13 @@ def check_solvers(work: Path, args, say) -> list[str]:
             if done.returncode != 0:
                 failures.append(f"{name} on {device}: exit {done.returncode}: {done.stderr.strip()[-300:]}")
                 continue
-            summary[device] = solve_summary(folder)
+            summary[label] = solve_summary(folder)
         if len(summary) < 2:
             continue
-        (ra, la), (rb, lb) = summary[args.device], summary["cpu"]
+        (ra, la), (rb, lb) = summary["checked"], summary["cpu"]
         ok = ra == rb and abs(la - lb) <= LENGTH_TOL
-        say(f"solve {name:10s} solved {ra} / mean {la:.2f} on {args.device}, {rb} / {lb:.2f} on cpu  {'ok' if ok else 'DIFFERS'}")
+        verdict = "ok" if ok else "DIFFERS"
+        say(f"solve {name:10s} solved {ra} / mean {la:.2f} on {args.device}, {rb} / {lb:.2f} on cpu  {verdict}")
         if not ok:
             failures.append(f"{name}: {ra} solved, {la:.2f} moves on {args.device} against {rb}, {lb:.2f} on cpu")
     return failures
@@ -296,20 +296,21 @@ def check_go(work: Path, args, say) -> list[str]:
         return []
     failures = []
     wins = {}
-    for device in both_devices(args):
-        folder = work / f"go_{device}"
+    for label, device in both_devices(args):
+        folder = work / f"go_{label}"
         cmd = [str(ROOT / "evaluate.py"), "--game", "go5", "--opponent", "random", "--games", "6", "--sims", "50"]
         cmd += ["--seed", str(args.seed), "--device", device, "--out-dir", str(folder)]
         done = run(cmd, work)
         if done.returncode != 0:
             failures.append(f"go5 match on {device}: exit {done.returncode}: {done.stderr.strip()[-300:]}")
             continue
-        wins[device] = count_wins(json.loads((folder / "results.json").read_text()))
+        wins[label] = count_wins(json.loads((folder / "results.json").read_text()))
     if len(wins) == 2:
-        ok = abs(wins[args.device] - wins["cpu"]) <= 1
-        say(f"go5 match against random: {wins[args.device]}/6 wins on {args.device}, {wins['cpu']}/6 on cpu  {'ok' if ok else 'DIFFERS'}")
+        ok = abs(wins["checked"] - wins["cpu"]) <= 1
+        verdict = "ok" if ok else "DIFFERS"
+        say(f"go5 match against random: {wins['checked']}/6 wins on {args.device}, {wins['cpu']}/6 on cpu  {verdict}")
         if not ok:
-            failures.append(f"go5 match: {wins[args.device]} wins on {args.device} against {wins['cpu']} on cpu")
+            failures.append(f"go5 match: {wins['checked']} wins on {args.device} against {wins['cpu']} on cpu")
     return failures
 
 
@@ -335,7 +336,7 @@ def check_speed(work: Path, args, say) -> list[str]:
     model = load_model(str(ROOT / "pretrained" / "rubik3x3_policy_value.pt"), "cpu", puzzle="3x3")
     inputs = network_inputs("3x3", model, np.random.default_rng(args.seed))
     rates = {}
-    for device in both_devices(args):
+    for label, device in both_devices(args):
         model.to(device).eval()
         x = inputs.to(device)
         with torch.inference_mode():
@@ -347,11 +348,11 @@ def check_speed(work: Path, args, say) -> list[str]:
                 model(x)
             if device.startswith("cuda"):
                 torch.cuda.synchronize()
-        rates[device] = rounds * len(x) / (time.perf_counter() - start)
+        rates[label] = rounds * len(x) / (time.perf_counter() - start)
     model.to("cpu")
     say(
-        f"speed: the 3x3 network reads {rates[args.device]:,.0f} states/s on {args.device}, {rates['cpu']:,.0f} on cpu "
-        f"({rates[args.device] / rates['cpu']:.1f}x), batch 4,096"
+        f"speed: the 3x3 network reads {rates['checked']:,.0f} states/s on {args.device}, {rates['cpu']:,.0f} on cpu "
+        f"({rates['checked'] / rates['cpu']:.1f}x), batch 4,096"
     )
     return []
 

@@ -17,7 +17,7 @@ import Solvers as S
 import Tree_Searches as T
 from Optimal_Solver import get_solver
 from Policy_Value_Net import PolicyValueNet
-from Puzzles import TIE_TOLERANCE, get_puzzle, greedy_choice, value_as_moves
+from Puzzles import get_puzzle, value_as_moves
 from Rubik2x2Env import (
     MOVE_PERMS,
     NO_ACTION,
@@ -31,6 +31,7 @@ from Rubik2x2Env import (
     parse_moves,
 )
 from Self_Play import play_episodes
+from Value_Scale import TIE_TOLERANCE, greedy_choice
 
 
 @pytest.fixture(scope="module")
