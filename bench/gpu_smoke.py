@@ -232,10 +232,14 @@ def network_inputs(name: str, model, rng):
 
         game = go_game(5)
         states = game.initial_state(4096)
-        for _ in range(12):
+        for _ in range(12):  # random moves, a pass only where nothing else is legal
             legal = game.legal_mask(states)
-            scores = np.where(legal, rng.random(legal.shape), -1.0)
-            states = game.step(states, scores.argmax(1))
+            legal[:, -1] &= ~legal[:, :-1].any(axis=1)
+            live = np.flatnonzero(~game.is_terminal(states))
+            actions = (rng.random(legal.shape) * legal).argmax(1)[live]
+            moved = game.step({k: v[live] for k, v in states.items()}, actions)
+            for key in states:
+                states[key][live] = moved[key]
         return torch.from_numpy(game.encode(game.eval_input(states)))
     from Puzzles import get_puzzle
 
