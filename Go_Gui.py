@@ -34,7 +34,7 @@ import pygame
 import Cli
 from Cli import DeviceError, add_device_flag, fail, resolve_device
 from Go_Board import BLACK, WHITE, format_vertex, parse_vertex
-from Go_Game import DEFAULT_HISTORY, go_game
+from Go_Game import DEFAULT_HISTORY, go_play_game
 from Go_Play import COLOUR_NAMES, GoMatch, search_agent
 from Go_View import GoView
 from gtp import DEFAULT_C_PUCT, add_agent_flags, default_simulations, go_name, resolve_agent_flags
@@ -105,7 +105,7 @@ class GoApp(Window):
         self.running = True
 
     def _game(self, komi: float | None):
-        return go_game(self.size, komi=komi, history=self.history)
+        return go_play_game(self.size, komi=komi, history=self.history)
 
     def say(self, text: str, color=TEXT) -> None:
         self.message = (text, color)

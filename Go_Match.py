@@ -33,11 +33,11 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 import Cli  # noqa: E402
-from Arena import COLOURS, GTPPlayer, RandomPlayer, RolloutPlayer, agent_player, play_game, run_match  # noqa: E402
+from Arena import COLOURS, GTPPlayer, RandomPlayer, RolloutPlayer, play_agent, play_game, run_match  # noqa: E402
 from Go_Board import BLACK, format_vertex  # noqa: E402
-from Go_Game import go_game  # noqa: E402
+from Go_Game import go_game, go_play_game  # noqa: E402
 from Go_Net import load_go_model  # noqa: E402
-from gtp import add_agent_flags, go_name, resolve_agent_flags  # noqa: E402
+from gtp import add_agent_flags, agent_from_args, go_name, resolve_agent_flags  # noqa: E402
 from GTP_Client import GNUGO_INSTALL_HINT, GNUGO_PATH, gnugo_command  # noqa: E402
 from Plot_Scatter import save_figure  # noqa: E402
 from Run_IO import CheckpointError, OutputError, find_checkpoint, write_json  # noqa: E402
@@ -87,6 +87,7 @@ def add_common_flags(parser: argparse.ArgumentParser) -> None:
         "--checkpoint", type=Cli.nonempty_path, help="Go model (default: pretrained/goN_policy_value.pt)"
     )
     add_agent_flags(parser)
+    Cli.add_device_flag(parser)
     parser.add_argument("--komi", type=Cli.nonnegative_float, help="komi (default: the board's; 24.5 on 5x5)")
     parser.add_argument("--level", type=Cli.int_in(0, 10, "GNU Go's levels"), default=10, help="GNU Go's level")
     parser.add_argument("--gnugo", type=Cli.nonempty_path, default=GNUGO_PATH, help="the GNU Go binary")
@@ -136,9 +137,18 @@ def agent_checkpoint(path: str | None, size: int) -> str:
     return find_checkpoint(path, f"go{size}_policy_value.pt")
 
 
-def load_agent_model(path: str | None, size: int):
-    """The Go network of ``path`` (default: ``agent_checkpoint``'s)."""
-    return load_go_model(agent_checkpoint(path, size), size)
+def load_agent_model(path: str | None, size: int, device=None):
+    """The Go network of ``path`` (default: ``agent_checkpoint``'s) on ``device`` (None: the CPU)."""
+    return load_go_model(agent_checkpoint(path, size), size, device or "cpu")
+
+
+def match_game(args: argparse.Namespace, history: int, opponent: str):
+    """The game of a match or a shown game: against GNU Go (another engine) the game of real play
+    (``Go_Game.go_play_game``: two passes end it, as over GTP, so that evaluate.py measures what a GTP
+    controller sees); between the project's own players (the agent itself, random, rollout, a checkpoint)
+    self-play's cap of 2 N^2 moves, which bounds two programs that never pass."""
+    make = go_play_game if opponent == "gnugo" else go_game
+    return make(args.game, args.komi, history=history)
 
 
 def make_opponent(args: argparse.Namespace, rng: np.random.Generator, agent: TimedPlayer):
@@ -148,11 +158,9 @@ def make_opponent(args: argparse.Namespace, rng: np.random.Generator, agent: Tim
         return RandomPlayer(rng)
     if args.opponent == "rollout":
         return EqualTimeRollout(rng, agent)
-    model = load_go_model(args.opponent_checkpoint, args.game)
+    model = load_go_model(args.opponent_checkpoint, args.game, args.device)
     name = os.path.basename(args.opponent_checkpoint)
-    return agent_player(
-        model, args.sims, args.c_puct, name=name, sample_moves=args.sample_moves, rng=rng, symmetric=args.symmetric
-    )
+    return agent_from_args(model, args, name=name, sample_moves=args.sample_moves, rng=rng, device=args.device)
 
 
 # --------------------------------------------------------------------------- a match
@@ -174,12 +182,10 @@ def match_one(args: argparse.Namespace, path: str) -> dict:
     """The match of the model ``path`` (None: the board's model file, here or in pretrained/): printed, and its
     summaries (overall, as Black, as White)."""
     path = agent_checkpoint(path, args.game)
-    model = load_go_model(path, args.game)
-    game = go_game(args.game, args.komi, history=model.history)
+    model = load_go_model(path, args.game, args.device)
+    game = match_game(args, model.history, args.opponent)
     rng = np.random.default_rng(args.seed)
-    agent = TimedPlayer(
-        agent_player(model, args.sims, args.c_puct, sample_moves=args.sample_moves, rng=rng, symmetric=args.symmetric)
-    )
+    agent = TimedPlayer(agent_from_args(model, args, sample_moves=args.sample_moves, rng=rng, device=args.device))
     opponent = make_opponent(args, rng, agent)
     stem = os.path.splitext(os.path.basename(path))[0]
     sgf_dir = args.sgf_dir or os.path.join(args.out_dir, "sgf", stem)
@@ -247,7 +253,7 @@ def empty_board(model, size: int, komi: float, sims: int, c_puct: float, symmetr
     state = game.initial_state(1)
     with torch.inference_mode():
         _, value = model(torch.from_numpy(game.encode(game.eval_input(state))))
-    agent = agent_player(model, sims, c_puct, symmetric=symmetric)
+    agent = play_agent(model, sims, c_puct, symmetric)
     agent.new_game(game, BLACK)
     stats = agent.search.search(state, game.legal_mask(state)).root_stats()[0]
     shares = stats[N_ROW] / stats[N_ROW].sum()
@@ -265,7 +271,7 @@ def empty_board(model, size: int, komi: float, sims: int, c_puct: float, symmetr
 
 def empty_board_main(args: argparse.Namespace) -> dict:
     """``--empty-board KOMI ...``: ``empty_board`` at each komi, printed."""
-    model = load_agent_model(args.checkpoint, args.game)
+    model = load_agent_model(args.checkpoint, args.game, args.device)
     print(f"{args.checkpoint or 'the shipped model'}, the empty {args.game}x{args.game} board, Black to move:")
     rows = []
     for komi in args.empty_board:
@@ -282,6 +288,7 @@ def match_main(argv=None) -> int:
     torch.set_num_threads(1)  # one search at a time: batch-1 forwards are fastest on one thread
     torch.manual_seed(args.seed)
     try:
+        args.device = Cli.resolve_device(args.device)
         if args.empty_board:
             write_json(os.path.join(args.out_dir, "empty_board.json"), empty_board_main(args))
             return 0
@@ -291,7 +298,7 @@ def match_main(argv=None) -> int:
         write_json(os.path.join(args.out_dir, "results.json"), results)
         if len(results) > 1:
             plot_win_rates(results, os.path.join(args.out_dir, "win_rate.png"))
-    except (CheckpointError, OutputError, FileNotFoundError, ValueError) as exc:
+    except (CheckpointError, OutputError, FileNotFoundError, ValueError, Cli.DeviceError) as exc:
         return Cli.fail(exc)
     print(f"Results in {os.path.join(args.out_dir, 'results.json')}.")
     return 0
@@ -312,14 +319,15 @@ def show_main(argv=None) -> int:
     torch.set_num_threads(1)
     torch.manual_seed(args.seed)
     try:
+        args.device = Cli.resolve_device(args.device)
         if args.opponent == "gnugo":
             check_gnugo(args.gnugo)
-        model = load_agent_model(args.checkpoint, args.game)
-    except (CheckpointError, FileNotFoundError) as exc:
+        model = load_agent_model(args.checkpoint, args.game, args.device)
+    except (CheckpointError, FileNotFoundError, Cli.DeviceError) as exc:
         return Cli.fail(exc)
-    game = go_game(args.game, args.komi, history=model.history)
+    game = match_game(args, model.history, args.opponent)
     rng = np.random.default_rng(args.seed)
-    agent = ShowingPlayer(agent_player(model, args.sims, args.c_puct, rng=rng, symmetric=args.symmetric), game)
+    agent = ShowingPlayer(agent_from_args(model, args, rng=rng, device=args.device), game)
     others = {"self": lambda: agent, "random": lambda: RandomPlayer(rng), "gnugo": lambda: gnugo_player(args)}
     other = agent if args.opponent == "self" else ShowingPlayer(others[args.opponent](), game)
     black, white = (agent, other) if args.colour == "black" else (other, agent)

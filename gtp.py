@@ -23,7 +23,7 @@ import numpy as np
 
 import Cli
 from Go_Board import format_vertex, parse_vertex
-from Go_Game import go_game
+from Go_Game import go_play_game
 from GTP_Client import format_response, parse_color, parse_command
 from Run_IO import CheckpointError, find_checkpoint
 
@@ -73,6 +73,15 @@ def resolve_agent_flags(args: argparse.Namespace) -> argparse.Namespace:
     return args
 
 
+def agent_from_args(model, args: argparse.Namespace, **kw):
+    """The agent of ``add_agent_flags``'s flags (``--sims``, ``--c-puct``, ``--symmetric``): ``Arena.play_agent``,
+    the one function that builds the agent of gtp.py, the GUI and ``evaluate.py --game goN`` (``kw``: its
+    ``device``, ``rng``, ``sample_moves``, ``name``, ``wrap``)."""
+    from Arena import play_agent  # torch: imported once the flags are read (a fast --help)
+
+    return play_agent(model, args.sims, args.c_puct, args.symmetric, **kw)
+
+
 class GTPFailure(Exception):
     """A command that gets ``? message``."""
 
@@ -80,12 +89,9 @@ class GTPFailure(Exception):
 class Engine:
     """The game a GTP controller sees: a stack of positions (for ``undo``) and the agent that moves."""
 
-    def __init__(self, model, simulations: int, c_puct: float, komi: float | None, symmetric: bool = False):
-        from Arena import agent_player  # torch: imported once the flags are read (a fast --help)
-
-        self.model, self.simulations, self.c_puct = model, simulations, c_puct
-        self.game = go_game(model.size, komi=komi, history=model.history)
-        self.agent = agent_player(model, simulations, c_puct, symmetric=symmetric)
+    def __init__(self, model, agent, komi: float | None):
+        self.model, self.agent = model, agent
+        self.game = go_play_game(model.size, komi=komi, history=model.history)
         self.clear_board()
 
     @property
@@ -96,13 +102,13 @@ class Engine:
         self.history = [self.game.initial_state(1)]
 
     def set_komi(self, komi: float) -> None:
-        self.game = go_game(self.model.size, komi=komi, history=self.model.history)
+        self.game = go_play_game(self.model.size, komi=komi, history=self.model.history)
 
     def _ready_for(self, colour: int) -> dict:
         """The current state with ``colour`` to move (a copy), passes forgotten after a finished game."""
         state = {key: value.copy() for key, value in self.state.items()}
-        if state["move_count"][0] >= self.game.rules.max_moves:
-            raise GTPFailure(f"game over: the move cap of {self.game.rules.max_moves} moves is reached")
+        if state["move_count"][0] >= self.game.rules.max_moves:  # Go_Board.PLAY_MAX_MOVES: no real game
+            raise GTPFailure(f"game over: the cap of {self.game.rules.max_moves:,} moves is reached")
         state["to_play"][0] = colour
         if state["passes"][0] >= 2:
             state["passes"][0] = 0
@@ -243,8 +249,7 @@ def main(argv=None) -> int:
         model = load_go_model(find_checkpoint(args.checkpoint or default, f"go{args.game}_policy_value.pt"), args.game)
     except CheckpointError as error:
         return Cli.fail(error)
-    engine = Engine(model, args.sims, args.c_puct, args.komi, args.symmetric)
-    engine.agent.rng = np.random.default_rng(args.seed)
+    engine = Engine(model, agent_from_args(model, args, rng=np.random.default_rng(args.seed)), args.komi)
     serve(engine, sys.stdin, sys.stdout)
     return 0
 
