@@ -1,6 +1,6 @@
 """The Go agent as a GTP engine (Go Text Protocol 2), for GoGui, Sabaki, twogtp or a match against GNU Go.
 
-    python gtp.py --game go5 [--checkpoint FILE] [--sims N] [--c-puct C] [--seed S]
+    python gtp.py --game go5 [--checkpoint FILE] [--sims N] [--c-puct C] [--seed S] [--device cpu]
 
 Reads commands on stdin, answers on stdout (``= text`` or ``? message``, each followed by an empty line).
 Commands: protocol_version, name, version, known_command, list_commands, boardsize, clear_board, komi,
@@ -221,6 +221,7 @@ def parse_args(argv=None) -> argparse.Namespace:
         "--checkpoint", type=Cli.nonempty_path, help="Go model file (default: pretrained/go{N}_policy_value.pt)"
     )
     add_agent_flags(parser)
+    Cli.add_device_flag(parser)
     parser.add_argument("--komi", type=float, help="komi until a `komi` command (default: the board's)")
     parser.add_argument("--seed", type=Cli.seed, default=0, help="seed of torch and numpy")
     return resolve_agent_flags(parser.parse_args(argv))
@@ -246,10 +247,13 @@ def main(argv=None) -> int:
     torch.set_num_threads(1)  # one search at a time: batch-1 forwards are fastest on one thread
     default = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pretrained", f"go{args.game}_policy_value.pt")
     try:
-        model = load_go_model(find_checkpoint(args.checkpoint or default, f"go{args.game}_policy_value.pt"), args.game)
-    except CheckpointError as error:
+        device = Cli.resolve_device(args.device)
+        path = find_checkpoint(args.checkpoint or default, f"go{args.game}_policy_value.pt")
+        model = load_go_model(path, args.game, device)
+    except (CheckpointError, Cli.DeviceError) as error:
         return Cli.fail(error)
-    engine = Engine(model, agent_from_args(model, args, rng=np.random.default_rng(args.seed)), args.komi)
+    agent = agent_from_args(model, args, rng=np.random.default_rng(args.seed), device=device)
+    engine = Engine(model, agent, args.komi)
     serve(engine, sys.stdin, sys.stdout)
     return 0
 
