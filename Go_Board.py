@@ -73,7 +73,8 @@ def parse_vertex(text: str, size: int) -> int:
     word = text.strip().upper()
     if word == "PASS":
         return size * size
-    if len(word) < 2 or word[0] not in COLUMNS[:size] or not word[1:].isdigit():
+    digits = word[1:]  # ASCII only: str.isdigit also takes "٣" and "²"
+    if not 2 <= len(word) <= 3 or word[0] not in COLUMNS[:size] or not (digits.isascii() and digits.isdigit()):
         raise ValueError(f"{text!r} is not a point of a {size}x{size} board (e.g. A1 or pass)")
     number = int(word[1:])
     if not 1 <= number <= size:

@@ -57,7 +57,7 @@ def add_agent_flags(parser: argparse.ArgumentParser) -> None:
         help=f"the agent's simulations a move (default: {DEFAULT_SIMULATIONS} on 5x5, "
         f"{LARGE_BOARD_SIMULATIONS} on larger boards)",
     )
-    parser.add_argument("--c-puct", type=Cli.positive_float, default=DEFAULT_C_PUCT, help="the agent's PUCT constant")
+    parser.add_argument("--c-puct", type=Cli.c_puct, default=DEFAULT_C_PUCT, help="the agent's PUCT constant")
     parser.add_argument(
         "--symmetric",
         action=argparse.BooleanOptionalAction,
@@ -152,7 +152,7 @@ def handle(engine: Engine, name: str, args: list[str]) -> str:
         if name == "list_commands":
             return "\n".join(COMMANDS)
         if name == "boardsize":
-            if len(args) != 1 or not Cli.is_ascii_digits(args[0]):
+            if len(args) != 1 or not Cli.is_ascii_digits(args[0]) or len(args[0]) > 3:
                 raise GTPFailure("boardsize needs one integer")
             if int(args[0]) != size:
                 raise GTPFailure("unacceptable size")
@@ -186,11 +186,12 @@ def handle(engine: Engine, name: str, args: list[str]) -> str:
 
 
 def _komi(args: list[str]) -> float:
+    """The komi of ``komi``'s arguments: one ASCII number (``Cli.strict_float``), finite, within +-MAX_KOMI."""
     try:
-        komi = float(args[0]) if len(args) == 1 else float("nan")
+        komi = Cli.strict_float(args[0]) if len(args) == 1 else float("nan")
     except ValueError:
         komi = float("nan")
-    if not np.isfinite(komi):
+    if not (np.isfinite(komi) and abs(komi) <= Cli.MAX_KOMI):
         raise GTPFailure("komi needs one number")
     return komi
 
@@ -198,7 +199,12 @@ def _komi(args: list[str]) -> float:
 def serve(engine: Engine, lines, out) -> None:
     """Answer every command of ``lines`` on ``out`` until ``quit`` or the end of input."""
     for line in lines:
-        command = parse_command(line)
+        try:
+            command = parse_command(line)
+        except ValueError as error:  # an id that is no GTP id: answered without one, the engine goes on
+            out.write(format_response(str(error), None, error=True))
+            out.flush()
+            continue
         if command is None:
             continue
         command_id, name, args = command
@@ -222,7 +228,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     )
     add_agent_flags(parser)
     Cli.add_device_flag(parser)
-    parser.add_argument("--komi", type=float, help="komi until a `komi` command (default: the board's)")
+    parser.add_argument("--komi", type=Cli.komi, help="komi until a `komi` command (default: the board's)")
     parser.add_argument("--seed", type=Cli.seed, default=0, help="seed of torch and numpy")
     return resolve_agent_flags(parser.parse_args(argv))
 
@@ -237,8 +243,6 @@ def go_name(text: str) -> int:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
-    if args.komi is not None and not np.isfinite(args.komi):
-        return Cli.fail(f"--komi must be a finite number, got {args.komi}.")
     import torch  # after the flags: --help and a bad flag answer at once
 
     from Go_Net import load_go_model
@@ -254,6 +258,8 @@ def main(argv=None) -> int:
         return Cli.fail(error)
     agent = agent_from_args(model, args, rng=np.random.default_rng(args.seed), device=device)
     engine = Engine(model, agent, args.komi)
+    # Bytes that are not UTF-8 become U+FFFD: a controller's stray byte is a bad command, not a dead engine.
+    sys.stdin.reconfigure(encoding="utf-8", errors="replace")
     serve(engine, sys.stdin, sys.stdout)
     return 0
 

@@ -117,3 +117,16 @@ def test_gnugo_plays_a_legal_move_and_reports_its_stones():
         assert np.array_equal(client.list_stones(5), state["board"][0])
         with pytest.raises(GTPError, match="error"):
             client.play(WHITE, move, 5)  # occupied
+
+
+def test_command_ids_are_ascii_digits_of_bounded_length():
+    assert parse_command("12 name") == (12, "name", [])
+    assert parse_command("² name") == (None, "²", ["name"])  # no id: an unknown command, answered
+    with pytest.raises(ValueError, match="command id of 5000 digits"):
+        parse_command("9" * 5000 + " name")
+
+
+@pytest.mark.parametrize("text", ["c٣", "C²", "C1_0", "C" + "1" * 5000, "", "C"])
+def test_a_point_is_a_letter_and_ascii_digits(text):
+    with pytest.raises(ValueError, match="is not a point"):
+        parse_vertex(text, 5)

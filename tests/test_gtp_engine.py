@@ -88,6 +88,10 @@ def test_bad_flags_and_model_files_are_one_sentence_and_status_2(go5_checkpoint,
         (["--checkpoint", str(tmp_path / "none.pt")], "does not exist"),
         (["--checkpoint", cube], "is a cube network, not a Go one"),
         (["--checkpoint", go5_checkpoint, "--game", "go7"], "is a Go network for 5x5, not 7x7"),
+        (["--komi", "-1e300"], "--komi: must be between -1000 and 1000, got -1e300"),  # a value, not a flag
+        (["--komi", "٢٤"], "--komi: must be a number"),
+        (["--c-puct", "1e308"], "--c-puct: must be at most 1e+06"),
+        (["--device", "tpu"], "--device"),
     ):
         result = run_gtp(args)
         assert result.returncode == 2 and words in result.stderr
@@ -209,3 +213,34 @@ def test_gtp_evaluate_and_the_gui_build_one_agent_that_plays_one_move():
     moves["gui"] = format_vertex(player.genmove(state), 5)
     settings = {(p.simulations, p.c_puct, p.symmetric, p.sample_moves) for p in (engine.agent, agent, player)}
     assert len(settings) == 1 and moves["gtp"] == moves["evaluate"] == moves["gui"], moves
+
+
+@pytest.mark.slow
+def test_no_input_kills_the_engine_and_numbers_are_ascii(go5_checkpoint):
+    lines = [
+        "1 name".encode(),
+        "² name".encode(),  # isdigit() but no int: a command named "²"
+        b"9" * 5000 + b" name",  # int() refuses over 4,300 digits
+        b"\xff\xfe name",  # not UTF-8
+        "play b c٣".encode(),
+        "komi ٢٤".encode(),
+        b"komi 1_000",
+        b"komi 1e400",
+        b"komi -1e300",
+        b"boardsize 5555555555555555555555",
+        b"komi 6.5",
+        b"2 name",
+    ]
+    result = subprocess.run(
+        [sys.executable, str(REPO / "gtp.py"), "--checkpoint", go5_checkpoint, "--sims", "2"],
+        input=b"\n".join(lines) + b"\n",
+        capture_output=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    out = replies(result.stdout.decode())
+    assert out[0] == "=1 rubik-alphazero-go" and out[-1] == "=2 rubik-alphazero-go" and out[-2] == "="
+    assert out[1] == "? unknown command" and out[2].startswith("? command id of 5000 digits")
+    assert out[3] == "? unknown command" and out[4].startswith("? syntax error: 'c٣' is not a point")
+    assert out[5:9] == ["? komi needs one number"] * 4 and out[9] == "? boardsize needs one integer"
+    assert len(out) == len(lines)
