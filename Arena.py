@@ -338,13 +338,18 @@ def play_game(game: GoGame, black: Player, white: Player) -> GameRecord:
     return record
 
 
+def sgf_escape(text: str) -> str:
+    """``text`` as an SGF property value: ``\\`` and ``]`` escaped (a checkpoint named ``x]y.pt`` is a name)."""
+    return text.replace("\\", "\\\\").replace("]", "\\]")
+
+
 def sgf_text(game: GoGame, record: GameRecord) -> str:
     """The game as an SGF file (FF[4]): board size, komi, players, result, moves (a pass as ``[]``)."""
     n = game.size
     head = f"(;GM[1]FF[4]CA[UTF-8]AP[rubik-go:1]RU[Chinese]SZ[{n}]KM[{game.komi:g}]"
-    head += f"PB[{record.black}]PW[{record.white}]RE[{record.result_text()}]"
+    head += f"PB[{sgf_escape(record.black)}]PW[{sgf_escape(record.white)}]RE[{record.result_text()}]"
     if record.not_played is not None:
-        head += "C[not played: " + record.not_played.replace("\\", "\\\\").replace("]", "\\]") + "]"
+        head += f"C[not played: {sgf_escape(record.not_played)}]"
     moves, colour = [], "B"
     for action in record.moves:
         point = "" if action == n * n else "abcdefghijklmnopqrs"[action % n] + "abcdefghijklmnopqrs"[action // n]
@@ -388,7 +393,7 @@ class MatchResult:
             "wins": wins,
             "losses": len(played) - wins - draws,
             "draws": draws,
-            "win_rate": (wins + draws / 2) / len(played) if played else float("nan"),
+            "win_rate": (wins + draws / 2) / len(played) if played else None,  # None: no game played
             "ci95": (low, high),
             "mean_margin": float(np.mean(margins)) if margins else None,  # None: no game was counted out
             "agent_resigned": sum(r.resigned == c for r, c in played),

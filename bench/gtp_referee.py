@@ -4,10 +4,12 @@
     python bench/gtp_referee.py [--game go5 go7] [--games 20] [--level 10] [--sims N] [--out FILE.json]
 
 Each game starts fresh processes of ``gnugo --mode gtp --chinese-rules --positional-superko
---capture-all-dead --level L`` and ``python gtp.py --game goN [--sims N]``, sends both ``boardsize``,
+--capture-all-dead --level L --seed G`` and ``python gtp.py --game goN --seed G [--sims N]``, sends both ``boardsize``,
 ``komi`` and ``clear_board``, then asks the side to move for ``genmove`` and sends the reply to the other
 as ``play``, until two passes in a row or a resignation. ``--games`` games with the agent as Black and as
-many as White on each board (colours alternating, Black first). The referee keeps its own board
+many as White on each board (colours alternating, Black first); game ``G`` (from 0) seeds GNU Go with
+``G + 1``: GNU Go breaks ties by its seed, and with one seed (the agent's play is greedy) every game of a
+colour would be the same game. The referee keeps its own board
 (``Go_Board``'s area-scoring rules with positional superko, as GNU Go plays them with those flags): a
 move it finds illegal ends the game as "illegal" for the side that made it; a legal move that the other
 engine answers with ``? ...`` ends it as "refused" (what issue 50 was: gtp.py's self-play move cap, so
@@ -72,7 +74,8 @@ def referee_game(args: argparse.Namespace, size: int, agent_colour: int, seed: i
     state, moves = game.initial_state(1), []
     names = {agent_colour: "gtp.py", -agent_colour: "gnugo"}
     record = {"agent": format_color(agent_colour), "moves": moves, "winner": None, "end": None, "detail": ""}
-    commands = {agent_colour: agent_command(args, size, seed), -agent_colour: gnugo_command(args.level, args.gnugo)}
+    gnugo = gnugo_command(args.level, args.gnugo) + ["--seed", str(seed + 1)]  # its own tie-breaks each game
+    commands = {agent_colour: agent_command(args, size, seed), -agent_colour: gnugo}
     engines: dict[int, GTPClient] = {}
     try:
         for colour in (BLACK, WHITE):

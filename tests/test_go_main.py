@@ -110,7 +110,8 @@ def test_match_against_random_and_one_game_shown(tiny_run, tmp_path, capsys):
     assert [r["all"]["games"] for r in results] == [4, 4]
     assert all(r["black"]["games"] == 2 for r in results)
     assert all(sum(r["openings"].values()) == 2 for r in results)
-    assert len(list((tmp_path / "sgf" / "resumed").glob("*.sgf"))) == 4
+    assert len(list((tmp_path / "sgf" / "01_resumed").glob("*.sgf"))) == 4  # one folder per model
+    assert len(list((tmp_path / "sgf" / "02_resumed_iter0002").glob("*.sgf"))) == 4
     assert (tmp_path / "win_rate.png").is_file()
     capsys.readouterr()
     assert show_script.main(["--game", "go5", "--checkpoint", model, "--sims", "2", "--opponent", "random"]) == 0

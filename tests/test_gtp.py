@@ -101,6 +101,14 @@ def test_a_hang_times_out_and_a_crashed_engine_stays_an_error():
         assert caught.value.reason == "crash"
 
 
+def test_an_engine_that_closes_its_output_and_runs_on_is_reported_as_such():
+    with fake("closeout", timeout=30) as client:
+        with pytest.raises(GTPError, match="closed its output and still runs") as caught:
+            client.genmove(BLACK, 5)
+        assert caught.value.reason == "crash"
+    assert client.process.poll() is not None  # closing the client ended it
+
+
 def test_a_missing_engine_is_a_gtp_error():
     with pytest.raises(GTPError, match="cannot start"):
         GTPClient(["/nonexistent/gnugo"])
