@@ -6,8 +6,11 @@ Reads commands on stdin, answers on stdout (``= text`` or ``? message``, each fo
 Commands: protocol_version, name, version, known_command, list_commands, boardsize, clear_board, komi,
 play, genmove, undo, final_score, showboard, quit. ``genmove`` plays the most visited move of a PUCT search
 of ``--sims`` simulations guided by the network (``Go_Net``; default ``pretrained/go{N}_policy_value.pt``).
-A bad command, bad arguments or an illegal move get ``? message`` and the engine carries on. The rules are
-``Go_Board``'s (area scoring, positional superko, suicide illegal); the network plays the one board size
+A bad command, bad arguments or an illegal move get ``? message`` and the engine carries on (ids, numbers
+and points are ASCII, of bounded length; bytes that are not UTF-8 are replaced). The rules are
+``Go_Board``'s (area scoring, positional superko, suicide illegal) without self-play's move cap: any legal
+move sequence is played, however long (``Go_Game.go_play_game``). The agent is ``Arena.play_agent``'s, as
+in the GUI and ``evaluate.py --game goN``. The network plays the one board size
 it was trained for (``boardsize`` of another size answers ``? unacceptable size``). A move for the side
 not to move is accepted (controllers set up positions that way); after two passes a further move
 continues the game. A bad flag or model file: one sentence on stderr and exit status 2.
