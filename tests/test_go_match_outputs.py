@@ -52,7 +52,7 @@ def test_two_models_of_one_file_name_write_their_own_games(tmp_path):
 def test_a_rerun_of_fewer_games_moves_the_earlier_extra_games_aside(tmp_path, capsys):
     model = tiny_model(tmp_path / "m.pt")
     assert match(tmp_path / "out", "--games", "3", "--checkpoint", model) == 0
-    assert match(tmp_path / "out", "--games", "1", "--checkpoint", model) == 0
+    assert match(tmp_path / "out", "--games", "1", "--checkpoint", model, "--device", "cpu") == 0
     folder = tmp_path / "out" / "sgf" / "m"
     assert sorted(p.name for p in folder.glob("*.sgf")) == ["game_0001.sgf"]
     (archive,) = folder.glob("replaced-*")
@@ -103,3 +103,14 @@ def test_checkpoint_beside_checkpoints_is_refused(tmp_path, capsys):
     with pytest.raises(SystemExit) as stop:
         match(tmp_path / "out", "--checkpoint", model, "--checkpoints", model)
     assert stop.value.code == 2 and "--checkpoint and --checkpoints" in one_sentence(capsys)
+
+
+def test_evaluate_and_test_take_a_device(tmp_path, capsys):
+    import Go_Match
+
+    model = tiny_model(tmp_path / "m.pt")
+    show = ["--game", "go5", "--checkpoint", model, "--sims", "2", "--opponent", "random", "--device", "cpu"]
+    assert Go_Match.show_main(show) == 0 and "Result: " in capsys.readouterr().out
+    with pytest.raises(SystemExit) as stop:
+        match(tmp_path / "out", "--checkpoint", model, "--device", "tpu")
+    assert stop.value.code == 2 and "--device" in one_sentence(capsys)
