@@ -17,9 +17,9 @@ the count must be 0); a crash or timeout ends it as "failed". A finished game is
 (Tromp-Taylor, after komi) and, for comparison, by GNU Go's ``final_score``. ``--max-moves`` (default
 1,000) is the referee's own bound on a game; a game that reaches it is "unfinished".
 
-Prints per board and colour: games, the agent's wins with the win rate and its 95% Wilson interval, the
-games refused / illegal / failed / unfinished, the moves per game (mean and longest) and how often GNU
-Go's score disagreed on the winner; ``--out`` writes the same as JSON with every game's record.
+Prints per board and colour: games (how many distinct), the agent's wins with the win rate and its 95%
+Wilson interval, the games refused / illegal / failed / unfinished, the moves per game (mean and longest)
+and how often GNU Go's score disagreed on the winner; ``--out`` writes the same as JSON with every game's record.
 """
 
 from __future__ import annotations
@@ -140,6 +140,7 @@ def summary(records: list[dict]) -> dict:
         "win_rate": wins / len(counted) if counted else None,
         "ci95": [low, high] if counted else None,
         **{end: sum(r["end"] == end for r in records) for end in ("refused", "illegal", "failed", "unfinished")},
+        "distinct_games": len({tuple(r["moves"]) for r in records}),  # GNU Go's seeds vary only some games
         "mean_moves": float(np.mean(lengths)) if lengths else None,
         "longest": max(lengths, default=0),
         "gnugo_disagrees": sum(gnugo_disagrees(r) for r in records),
@@ -150,7 +151,8 @@ def line(what: str, s: dict) -> str:
     rate = "n/a" if s["win_rate"] is None else f"{100 * s['win_rate']:.0f}% (95% CI {100 * s['ci95'][0]:.0f}-"
     rate += "" if s["win_rate"] is None else f"{100 * s['ci95'][1]:.0f}%)"
     return (
-        f"{what}: {s['games']} games, agent wins {s['agent_wins']:g} of {s['counted']} counted, {rate} | refused "
+        f"{what}: {s['games']} games ({s['distinct_games']} distinct), agent wins {s['agent_wins']:g} of "
+        f"{s['counted']} counted, {rate} | refused "
         f"legal moves {s['refused']}, illegal {s['illegal']}, failed {s['failed']}, unfinished {s['unfinished']} "
         f"| moves: mean {s['mean_moves'] or 0:.1f}, longest {s['longest']} | GNU Go's score disagrees "
         f"{s['gnugo_disagrees']}"
