@@ -341,6 +341,7 @@ def match_main(argv=None) -> int:
     try:
         args.device = Cli.resolve_device(args.device)
         if args.empty_board:
+            check_writable(os.path.join(args.out_dir, "empty_board.json"))  # before the searches
             write_json(os.path.join(args.out_dir, "empty_board.json"), empty_board_main(args))
             return 0
         if args.opponent == "gnugo":
