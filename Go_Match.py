@@ -23,6 +23,7 @@ import argparse
 import os
 import re
 import shutil
+import tempfile
 import time
 
 import matplotlib
@@ -204,14 +205,14 @@ def check_outputs(args: argparse.Namespace, sgf_folders: list[str]) -> None:
 
 
 def archive_old_games(folder: str) -> str | None:
-    """Move an earlier run's ``game_NNNN.sgf`` files of ``folder`` into ``folder/replaced-<UTC time>/``, so
+    """Move an earlier run's ``game_NNNN.sgf`` files of ``folder`` into ``folder/replaced-<UTC time>-*/``, so
     that the folder holds this run's games only (a rerun of fewer games left the old extra ones beside
     the new results); the archive's path, or None when there was none."""
     old = sorted(name for name in os.listdir(folder) if re.fullmatch(r"game_\d{4,}\.sgf", name))
     if not old:
         return None
-    archive = os.path.join(folder, "replaced-" + time.strftime("%Y%m%d-%H%M%S", time.gmtime()))
-    os.makedirs(archive, exist_ok=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+    archive = tempfile.mkdtemp(prefix=f"replaced-{stamp}-", dir=folder)  # a new folder even within one second
     for name in old:
         os.replace(os.path.join(folder, name), os.path.join(archive, name))
     return archive
