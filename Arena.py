@@ -27,7 +27,7 @@ import torch
 
 from Action_MCTS import pick_actions_batch
 from Go_Board import BLACK, WHITE
-from Go_Game import GoGame
+from Go_Game import GoGame, go_game
 from GTP_Client import GTPClient, GTPError
 from MCTS_Core import MCTS, NetworkEvaluator
 from Run_IO import atomic_write
@@ -111,8 +111,12 @@ class SearchPlayer:
         sample_moves: int = 0,
         rng: np.random.Generator | None = None,
         symmetric: bool = False,
+        device=None,
+        wrap=None,
     ):
         self.name, self.simulations, self.c_puct, self.symmetric = name, simulations, c_puct, symmetric
+        self.device = device  # where the network runs (None: the model's own device, the CPU)
+        self.wrap = wrap  # evaluator -> evaluator around the network's (the GUI's cancellation), or None
         self.sample_moves = sample_moves
         self.model, self.evaluator, self.resign_below = model, evaluator, resign_below
         self.search: MCTS | None = None
@@ -126,10 +130,17 @@ class SearchPlayer:
             raise ValueError(f"{self.name}'s network reads {history} positions, the game gives {game.rules.history}")
         if self.search is None or self.search.game != game:
             evaluator = self.evaluator
-            if evaluator is None and self.symmetric:
-                evaluator = network_evaluator(self.model, game, symmetric=True)
+            if evaluator is None and (self.symmetric or self.wrap is not None):
+                evaluator = network_evaluator(self.model, game, self.symmetric, self.device)
+            if self.wrap is not None:
+                evaluator = self.wrap(evaluator)
             self.search = MCTS(
-                self.model, c_puct=self.c_puct, num_simulations=self.simulations, evaluator=evaluator, game=game
+                self.model,
+                c_puct=self.c_puct,
+                num_simulations=self.simulations,
+                evaluator=evaluator,
+                game=game,
+                device=self.device,
             )
 
     def genmove(self, state: dict) -> int | None:
@@ -156,6 +167,30 @@ def agent_player(model: torch.nn.Module, simulations: int, c_puct: float = 0.3, 
     return SearchPlayer(name, simulations, c_puct, model=model, **kw)
 
 
+def play_agent(
+    model: torch.nn.Module,
+    simulations: int,
+    c_puct: float,
+    symmetric: bool,
+    *,
+    device=None,
+    rng: np.random.Generator | None = None,
+    sample_moves: int = 0,
+    name: str = "agent",
+    wrap=None,
+) -> SearchPlayer:
+    """THE agent of real games: ``gtp.py``, the GUI (``Go_Play.search_agent``), ``evaluate.py --game goN`` and
+    ``test.py --game goN`` all build it here (from ``gtp.add_agent_flags``'s flags: ``gtp.agent_from_args``),
+    so that a result measured by evaluate.py is what a GTP controller or a person sees: PUCT over the
+    network (read under the 8 symmetries with ``symmetric``), ``simulations`` a move at ``c_puct``, the most
+    visited move (drawn from the visits for the game's first ``sample_moves`` moves, with ``rng``).
+    ``wrap``: evaluator -> evaluator around the network's (the GUI's cancellation)."""
+    return SearchPlayer(
+        name, simulations, c_puct, model=model, rng=rng, symmetric=symmetric, device=device, wrap=wrap,
+        sample_moves=sample_moves,
+    )  # fmt: skip
+
+
 def own_eyes(game: GoGame, state: dict) -> np.ndarray:
     """``(B, N*N)`` bool: empty points whose on-board neighbours are all the player to move's stones."""
     n = game.size
@@ -173,9 +208,14 @@ class RolloutEvaluator:
 
     def __init__(self, game: GoGame, rng: np.random.Generator):
         self.game, self.rng = game, rng
+        # A playout ends at self-play's cap of 2 N^2 moves from the leaf at the latest, also in a game
+        # without one (the GUI's): random play must not run on for the play cap's million moves.
+        rules = game.rules
+        cap = min(rules.max_moves, 2 * rules.num_points)
+        self.playout_game = game if cap == rules.max_moves else go_game(rules.size, rules.komi, cap, rules.history)
 
     def __call__(self, inputs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        game, n = self.game, len(inputs)
+        game, n = self.playout_game, len(inputs)
         state = game.new_states(inputs[:, : game.rules.num_points])
         state["to_play"][:] = inputs[:, -1]
         mover = state["to_play"].copy()
@@ -298,13 +338,18 @@ def play_game(game: GoGame, black: Player, white: Player) -> GameRecord:
     return record
 
 
+def sgf_escape(text: str) -> str:
+    """``text`` as an SGF property value: ``\\`` and ``]`` escaped (a checkpoint named ``x]y.pt`` is a name)."""
+    return text.replace("\\", "\\\\").replace("]", "\\]")
+
+
 def sgf_text(game: GoGame, record: GameRecord) -> str:
     """The game as an SGF file (FF[4]): board size, komi, players, result, moves (a pass as ``[]``)."""
     n = game.size
     head = f"(;GM[1]FF[4]CA[UTF-8]AP[rubik-go:1]RU[Chinese]SZ[{n}]KM[{game.komi:g}]"
-    head += f"PB[{record.black}]PW[{record.white}]RE[{record.result_text()}]"
+    head += f"PB[{sgf_escape(record.black)}]PW[{sgf_escape(record.white)}]RE[{record.result_text()}]"
     if record.not_played is not None:
-        head += "C[not played: " + record.not_played.replace("\\", "\\\\").replace("]", "\\]") + "]"
+        head += f"C[not played: {sgf_escape(record.not_played)}]"
     moves, colour = [], "B"
     for action in record.moves:
         point = "" if action == n * n else "abcdefghijklmnopqrs"[action % n] + "abcdefghijklmnopqrs"[action // n]
@@ -348,7 +393,7 @@ class MatchResult:
             "wins": wins,
             "losses": len(played) - wins - draws,
             "draws": draws,
-            "win_rate": (wins + draws / 2) / len(played) if played else float("nan"),
+            "win_rate": (wins + draws / 2) / len(played) if played else None,  # None: no game played
             "ci95": (low, high),
             "mean_margin": float(np.mean(margins)) if margins else None,  # None: no game was counted out
             "agent_resigned": sum(r.resigned == c for r, c in played),

@@ -31,6 +31,15 @@ MAX_EPISODES = 1_000_000  # episodes / runs / positions per setting: all are hel
 MAX_MOVE_LIMIT = 10_000  # moves per episode: an episode's states are kept
 MAX_ROUNDS = 1_000  # benchmark rounds
 
+MAX_NUMBER_CHARS = 40  # a number flag or GTP argument longer than this is no number anyone means
+MAX_KOMI = 1000.0  # komi beyond the largest board's 361 points decides every game before it starts
+MAX_C_PUCT = 1e6  # PUCT's exploration constant: far beyond it every product overflows to inf
+MAX_DIRICHLET_ALPHA = 1e6  # a concentration so large is the uniform noise already; numpy's sampler fails past it
+#: A number as people write one, in ASCII: sign, digits, one point, an exponent. Python's float() also takes
+#: other scripts' digits (``٢٤``) and underscores (``1_000``); GTP and the flags refuse those.
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", re.ASCII)
+_INTEGER = re.compile(r"[+-]?\d{1,20}", re.ASCII)
+
 DEVICE_CHOICES = "auto (CUDA when available), cpu, cuda or cuda:N"
 _DEVICE_PATTERN = re.compile(r"auto|cpu|cuda(:\d+)?")
 
@@ -41,7 +50,12 @@ class DeviceError(Exception):
 
 class ArgumentParser(argparse.ArgumentParser):
     """``argparse.ArgumentParser`` whose errors are one line on stderr (no usage block) and
-    exit status 2, like every other error of the scripts."""
+    exit status 2, like every other error of the scripts. A negative number with an exponent
+    (``--komi -1e300``) is a value, as ``-5`` is (argparse's own pattern reads it as a flag)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$", re.ASCII)
 
     def error(self, message: str):
         message = message.rstrip(".")
@@ -108,10 +122,9 @@ def int_in(lo: int, hi: int | None = None, why: str = "") -> callable:
     """argparse type: an integer in ``lo..hi`` (``hi`` None: no upper bound)."""
 
     def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"must be an integer, got {text!r}") from None
+        if not _INTEGER.fullmatch(text.strip()):
+            raise argparse.ArgumentTypeError(f"must be an integer, got {text[:MAX_NUMBER_CHARS]!r}")
+        value = int(text)
         if value < lo or (hi is not None and value > hi):
             bound = f"at least {lo}" if hi is None else f"between {lo} and {hi}"
             raise argparse.ArgumentTypeError(f"must be {bound}{' (' + why + ')' if why else ''}, got {value}")
@@ -120,13 +133,41 @@ def int_in(lo: int, hi: int | None = None, why: str = "") -> callable:
     return parse
 
 
+def strict_float(text: str) -> float:
+    """The number ``text`` writes in ASCII (``_NUMBER``; ``inf`` and ``nan`` too, for the finite checks
+    to name), at most ``MAX_NUMBER_CHARS`` long; ValueError (a sentence) otherwise. The one number parser
+    of the flags and of GTP's arguments."""
+    word = text.strip()
+    if len(word) > MAX_NUMBER_CHARS or not (
+        _NUMBER.fullmatch(word) or word.lower().lstrip("+-") in ("inf", "infinity", "nan")
+    ):
+        raise ValueError(f"{text[:MAX_NUMBER_CHARS]!r} is not a number")
+    return float(word)
+
+
 def _finite_float(text: str) -> float:
     try:
-        value = float(text)
+        value = strict_float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"must be a number, got {text[:MAX_NUMBER_CHARS]!r}") from None
     if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
+    return value
+
+
+def komi(text: str) -> float:
+    """argparse type of a Go ``--komi``: a finite number within +-``MAX_KOMI``."""
+    value = _finite_float(text)
+    if abs(value) > MAX_KOMI:
+        raise argparse.ArgumentTypeError(f"must be between {-MAX_KOMI:g} and {MAX_KOMI:g}, got {text}")
+    return value
+
+
+def c_puct(text: str) -> float:
+    """argparse type of ``--c-puct`` in Go play: positive, at most ``MAX_C_PUCT``."""
+    value = positive_float(text)
+    if value > MAX_C_PUCT:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_C_PUCT:g}, got {text}")
     return value
 
 

@@ -28,6 +28,7 @@ GNUGO_PATH = "/usr/games/gnugo"
 GNUGO_INSTALL_HINT = "install GNU Go with `apt-get install gnugo` (the binary is /usr/games/gnugo)"
 #: A response: "=" or "?", an optional numeric id, then its text (after a space or a newline).
 _RESPONSE = re.compile(r"([=?])\d*(?=\s|$)(.*)", re.DOTALL)
+MAX_ID_DIGITS = 18  # a command id fits 64 bits (int() refuses strings of over 4,300 digits)
 DEFAULT_TIMEOUT = 30.0  # seconds for one reply; GNU Go level 10 answers a small board in well under one
 
 
@@ -57,14 +58,20 @@ def clean_line(line: str) -> str:
     return line.replace("\t", " ").strip()
 
 
+def is_ascii_digits(text: str) -> bool:
+    return text.isascii() and text.isdigit()
+
+
 def parse_command(line: str) -> tuple[int | None, str, list[str]] | None:
     """``(id, name, args)`` of one command line (``id`` None when absent), or None for a blank or comment
-    line. The name is lower-cased."""
+    line. The name is lower-cased. An id is ASCII digits; ValueError for one over ``MAX_ID_DIGITS``."""
     words = clean_line(line).split()
     if not words:
         return None
     command_id = None
-    if words[0].isdigit():
+    if is_ascii_digits(words[0]):  # str.isdigit also takes "²", which int() refuses
+        if len(words[0]) > MAX_ID_DIGITS:
+            raise ValueError(f"command id of {len(words[0])} digits: at most {MAX_ID_DIGITS}")
         command_id = int(words.pop(0))
         if not words:
             return command_id, "", []
@@ -154,7 +161,10 @@ class GTPClient:
                 raise GTPError("timeout", f"no reply within {timeout:g} s")
             chunk = os.read(fd, 65536)
             if not chunk:
-                code = self.process.poll()
+                try:  # an engine that closed its output usually exits: wait a moment for its status
+                    code = self.process.wait(timeout=0.5)
+                except subprocess.TimeoutExpired:
+                    raise GTPError("crash", "the engine closed its output and still runs") from None
                 raise GTPError("crash", f"the engine closed its output (exit status {code})")
             self._buffer += chunk
         self._buffer = self._buffer.replace(b"\r", b"")

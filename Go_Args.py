@@ -100,6 +100,7 @@ def parse_args(argv=None, description: str | None = None) -> argparse.Namespace:
         (args.train_steps >= 1 and args.batch_size >= 1, "--train-steps and --batch-size must be at least 1"),
         (args.filters >= 1 and args.history >= 1, "--filters and --history must be at least 1"),
         (args.lr > 0 and args.c_puct > 0, "--lr and --c-puct must be positive"),
+        (args.c_puct <= Cli.MAX_C_PUCT, f"--c-puct is at most {Cli.MAX_C_PUCT:g} (beyond, the search's sums overflow)"),
         (
             max(
                 args.noise_fraction,
@@ -114,6 +115,10 @@ def parse_args(argv=None, description: str | None = None) -> argparse.Namespace:
             "--hopeless are 0..1",
         ),  # fmt: skip
         (args.dirichlet_alpha > 0, "--dirichlet-alpha must be positive"),
+        (
+            args.dirichlet_alpha <= Cli.MAX_DIRICHLET_ALPHA,
+            f"--dirichlet-alpha is at most {Cli.MAX_DIRICHLET_ALPHA:g} (the noise is uniform long before)",
+        ),
         (
             args.sampled_side == 0 or args.search == "puct",
             "--sampled-side is a setting of PUCT self-play (--search puct)",

@@ -7,7 +7,9 @@ Rules (Tromp-Taylor with positional superko, as GNU Go plays with ``--chinese-ru
 * Positional superko: no move may recreate a whole-board position that occurred earlier in the game
   (positions are compared by 64-bit Zobrist hashes of the board; the side to move does not count).
 * Pass is always legal; it is the last action, index ``N*N``. The game is over after two passes in a row
-  or after ``max_moves`` actions (passes included; default ``2*N*N``).
+  or after ``max_moves`` actions (passes included; default ``2*N*N``). That cap is a self-play device, no
+  rule of Go: games against a person or another engine (GTP, the GUI, matches against GNU Go) use
+  ``PLAY_MAX_MOVES``, far beyond any real game (``play_board``).
 * Area scoring: a player's area is their stones plus the empty regions that reach only their colour.
   Black wins when ``black area - white area - komi > 0``; an integer komi allows a draw.
 
@@ -18,10 +20,13 @@ Coordinates are written as Go players write them: columns ``A..T`` without ``I``
 
 A state batch is a dict of arrays with leading batch dimension B (see ``GoBoard.state_keys_doc``):
 ``board`` (B, N*N) int8, ``to_play`` (B,) int8 (1 Black, -1 White), ``passes`` (B,) int8 (consecutive
-passes just played), ``move_count`` (B,) int32 (actions played), ``hash_history`` (B, max_moves+1) uint64
+passes just played), ``move_count`` (B,) int32 (actions played), ``hash_history`` (B, W) uint64
 (``hash_history[b, t]`` is the Zobrist hash of the board after ``t`` actions; entries after
-``move_count`` are 0 and unused) and, when ``history > 1``, ``past`` (B, history-1, N*N) int8 (the
-previous boards, most recent first, empty boards before the game began) for the network's history planes.
+``move_count`` are 0 and unused; W is ``min(max_moves, INITIAL_ROOM) + 1`` at first, so ``max_moves + 1``
+for self-play's cap, and ``step`` widens it by doubling when a longer game needs it, never past
+``max_moves + 1``: superko compares every position of the game however long) and, when ``history > 1``,
+``past`` (B, history-1, N*N) int8 (the previous boards, most recent first, empty boards before the game
+began) for the network's history planes.
 """
 
 from __future__ import annotations
@@ -38,6 +43,15 @@ MIN_SIZE, MAX_SIZE = 5, 19
 #: 7x7 at 8.5 (believed Black +9); other sizes the common 7.5.
 DEFAULT_KOMI = {5: 24.5, 7: 8.5}
 OTHER_KOMI = 7.5
+#: The move cap of games against a person or another engine (``play_board``): a million actions, thousands
+#: of times a real game (a 19x19 game is about 300 moves), so that in practice only two passes end a game.
+#: Superko stays exact to there; the cost is 8 bytes of hash history a move in every state kept (a search
+#: keeps one per simulation) and a legality check that grows with the game's length.
+PLAY_MAX_MOVES = 1_000_000
+#: The moves of hash history a new state holds (at most): a capped game's whole (self-play's 2 N^2 is far
+#: below it, so its states keep their width and the arrays that gather them never see two widths); a play
+#: game's first 4,096 moves, widened by doubling after (``GoBoard.with_room``).
+INITIAL_ROOM = 4096
 #: The seed fixed for the Zobrist tables: hashes are the same in every process and run.
 ZOBRIST_SEED = 20240530
 _OFF_BOARD = 2  # the colour of the padding point outside the board
@@ -59,7 +73,8 @@ def parse_vertex(text: str, size: int) -> int:
     word = text.strip().upper()
     if word == "PASS":
         return size * size
-    if len(word) < 2 or word[0] not in COLUMNS[:size] or not word[1:].isdigit():
+    digits = word[1:]  # ASCII only: str.isdigit also takes "٣" and "²"
+    if not 2 <= len(word) <= 3 or word[0] not in COLUMNS[:size] or not (digits.isascii() and digits.isdigit()):
         raise ValueError(f"{text!r} is not a point of a {size}x{size} board (e.g. A1 or pass)")
     number = int(word[1:])
     if not 1 <= number <= size:
@@ -192,11 +207,24 @@ class GoBoard:
             "to_play": np.full(batch, BLACK, dtype=np.int8),
             "passes": np.zeros(batch, dtype=np.int8),
             "move_count": np.zeros(batch, dtype=np.int32),
-            "hash_history": np.zeros((batch, self.max_moves + 1), dtype=np.uint64),
+            "hash_history": np.zeros((batch, min(self.max_moves, INITIAL_ROOM) + 1), dtype=np.uint64),
         }
         if self.history > 1:
             state["past"] = np.zeros((batch, self.history - 1, self.num_points), dtype=np.int8)
         return state
+
+    def with_room(self, state, moves: int) -> dict[str, np.ndarray]:
+        """``state`` with hash history for ``moves`` more actions (at most to ``max_moves``): the same dict
+        when it has it, else a copy widened by doubling. A search calls it at its root, so that every state
+        of its tree has one width (``Search_Tree`` keeps them in one array) and ``step`` never widens there."""
+        history = state["hash_history"]
+        need = min(int(state["move_count"].max()) + moves, self.max_moves) + 1
+        if history.shape[1] >= need:
+            return state
+        width = min(max(need, 2 * history.shape[1]), self.max_moves + 1)
+        wider = np.zeros((history.shape[0], width), dtype=np.uint64)
+        wider[:, : history.shape[1]] = history
+        return {**state, "hash_history": wider}
 
     def state_from_board(self, board: np.ndarray, to_play: int = BLACK) -> dict[str, np.ndarray]:
         """A one-state batch of a set-up position (B=1): ``board`` (N*N,) becomes the first position of the
@@ -329,7 +357,7 @@ class GoBoard:
         new_board = np.where(removed, EMPTY, board).astype(np.int8)
         new_board[rows[~is_pass], actions[~is_pass]] = state["to_play"][~is_pass]
         move_count = state["move_count"] + 1
-        hash_history = state["hash_history"].copy()
+        hash_history = self.with_room(state, 1)["hash_history"].copy()
         current = hash_history[rows, state["move_count"]]
         hash_history[rows, move_count] = np.where(is_pass, current, new_hash[:, 0])
         new = {
@@ -433,6 +461,11 @@ class GoBoard:
         who = "Black (X)" if state["to_play"][index] == BLACK else "White (O)"
         board = board_to_text(state["board"][index], self.size)
         return f"{board}\n{who} to move, move {int(state['move_count'][index])}, komi {self.komi}"
+
+
+def play_board(size: int, komi: float | None = None, history: int = 1) -> GoBoard:
+    """The rules of a game against a person or another engine: ``GoBoard`` with ``PLAY_MAX_MOVES``."""
+    return GoBoard(size, komi=komi, max_moves=PLAY_MAX_MOVES, history=history)
 
 
 def _repeats(labels: np.ndarray) -> np.ndarray:

@@ -1,6 +1,7 @@
 """Go as entries of the game registry (``Games``): ``GoGame`` adapts the batched rules of ``Go_Board`` to
 the engine's ``Game`` interface; ``GO_GAMES`` holds ``go5``, ``go7`` and ``go9`` with their default komi
-and move cap, and ``go_game(size, komi, max_moves, history)`` makes any other.
+and move cap (self-play's 2 N^2), ``go_game(size, komi, max_moves, history)`` makes any other and
+``go_play_game`` the one of real games (GTP, the GUI, matches against GNU Go: no practical cap).
 
 Two players, zero-sum: discount -1 (the search negates a value at each ply), no reward per move, the
 terminal value is +1 / -1 / 0 for the player to move by the area score (``GoBoard.terminal_value``).
@@ -19,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from Go_Board import GoBoard
+from Go_Board import PLAY_MAX_MOVES, GoBoard
 
 #: The seed's input: the last 8 positions of each side and a side-to-move plane (17 planes).
 DEFAULT_HISTORY = 8
@@ -64,6 +65,9 @@ class GoGame:
         state["board"][:] = boards
         state["hash_history"][:, 0] = self.rules.board_hash(boards)
         return state
+
+    def with_room(self, state, moves: int) -> dict[str, np.ndarray]:
+        return self.rules.with_room(state, moves)
 
     def legal_mask(self, state) -> np.ndarray:
         return self.rules.legal_mask(state)
@@ -132,6 +136,13 @@ def go_game(size: int, komi: float | None = None, max_moves: int | None = None, 
         if value != usual:
             name += f"-{label}{value:g}"
     return GoGame(rules, name)
+
+
+def go_play_game(size: int, komi: float | None = None, history: int = DEFAULT_HISTORY) -> GoGame:
+    """The game against a person or another engine (GTP, the GUI, matches against GNU Go): ``go_game`` with
+    ``Go_Board.PLAY_MAX_MOVES`` instead of self-play's cap of 2 N^2 moves, so only two passes end it in
+    practice, and positional superko over the whole game."""
+    return go_game(size, komi, PLAY_MAX_MOVES, history)
 
 
 GO_GAMES = {game.name: game for game in (go_game(5), go_game(7), go_game(9))}

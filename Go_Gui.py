@@ -25,7 +25,6 @@ The window: ``GoApp`` (state and events) and the ``draw_*`` functions (rendering
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import time
 
@@ -34,7 +33,7 @@ import pygame
 import Cli
 from Cli import DeviceError, add_device_flag, fail, resolve_device
 from Go_Board import BLACK, WHITE, format_vertex, parse_vertex
-from Go_Game import DEFAULT_HISTORY, go_game
+from Go_Game import DEFAULT_HISTORY, go_play_game
 from Go_Play import COLOUR_NAMES, GoMatch, search_agent
 from Go_View import GoView
 from gtp import DEFAULT_C_PUCT, add_agent_flags, default_simulations, go_name, resolve_agent_flags
@@ -105,7 +104,7 @@ class GoApp(Window):
         self.running = True
 
     def _game(self, komi: float | None):
-        return go_game(self.size, komi=komi, history=self.history)
+        return go_play_game(self.size, komi=komi, history=self.history)
 
     def say(self, text: str, color=TEXT) -> None:
         self.message = (text, color)
@@ -304,15 +303,13 @@ def parse_args(argv=None) -> argparse.Namespace:
     add_device_flag(p)
     add_agent_flags(p)
     p.add_argument("--colour", "--color", choices=("black", "white"), default="black", help="your colour")
-    p.add_argument("--komi", type=float, default=None, help="komi (default: the board's; 24.5 on 5x5)")
+    p.add_argument("--komi", type=Cli.komi, default=None, help="komi (default: the board's; 24.5 on 5x5)")
     p.add_argument("--seed", type=Cli.seed, default=0, help="seed of the rollout agent and torch")
     g = p.add_argument_group("scripted mode (docs, tests; renders off screen with SDL_VIDEODRIVER=dummy)")
     g.add_argument("--moves", default=None, help='a game record to play first, e.g. "C3 D4 pass" (Black first)')
     g.add_argument("--screenshot", type=Cli.nonempty_path, default=None, metavar="PATH", help="save a PNG when done")
     g.add_argument("--quit-when-done", action="store_true", help="exit once the agent has moved; print one line")
     args = resolve_agent_flags(p.parse_args(argv))
-    if args.komi is not None and not math.isfinite(args.komi):
-        p.error(f"--komi must be a finite number, got {args.komi}")
     try:
         args.moves = [parse_vertex(word, args.game) for word in (args.moves or "").split()]
     except ValueError as exc:

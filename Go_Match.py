@@ -23,6 +23,7 @@ import argparse
 import os
 import re
 import shutil
+import tempfile
 import time
 
 import matplotlib
@@ -33,14 +34,14 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 import Cli  # noqa: E402
-from Arena import COLOURS, GTPPlayer, RandomPlayer, RolloutPlayer, agent_player, play_game, run_match  # noqa: E402
+from Arena import COLOURS, GTPPlayer, RandomPlayer, RolloutPlayer, play_agent, play_game, run_match  # noqa: E402
 from Go_Board import BLACK, format_vertex  # noqa: E402
-from Go_Game import go_game  # noqa: E402
+from Go_Game import go_game, go_play_game  # noqa: E402
 from Go_Net import load_go_model  # noqa: E402
-from gtp import add_agent_flags, go_name, resolve_agent_flags  # noqa: E402
+from gtp import add_agent_flags, agent_from_args, go_name, resolve_agent_flags  # noqa: E402
 from GTP_Client import GNUGO_INSTALL_HINT, GNUGO_PATH, gnugo_command  # noqa: E402
 from Plot_Scatter import save_figure  # noqa: E402
-from Run_IO import CheckpointError, OutputError, find_checkpoint, write_json  # noqa: E402
+from Run_IO import CheckpointError, OutputError, check_writable, find_checkpoint, write_json  # noqa: E402
 from Search_Tree import N_ROW, W_ROW  # noqa: E402
 
 OPPONENTS = ("gnugo", "random", "rollout", "checkpoint")
@@ -87,6 +88,7 @@ def add_common_flags(parser: argparse.ArgumentParser) -> None:
         "--checkpoint", type=Cli.nonempty_path, help="Go model (default: pretrained/goN_policy_value.pt)"
     )
     add_agent_flags(parser)
+    Cli.add_device_flag(parser)
     parser.add_argument("--komi", type=Cli.nonnegative_float, help="komi (default: the board's; 24.5 on 5x5)")
     parser.add_argument("--level", type=Cli.int_in(0, 10, "GNU Go's levels"), default=10, help="GNU Go's level")
     parser.add_argument("--gnugo", type=Cli.nonempty_path, default=GNUGO_PATH, help="the GNU Go binary")
@@ -122,6 +124,8 @@ def parse_match_args(argv=None) -> argparse.Namespace:
         args.sample_moves = 2 if args.opponent == "checkpoint" else 0
     if args.opponent == "checkpoint" and not args.opponent_checkpoint:
         parser.error("--opponent checkpoint needs --opponent-checkpoint FILE")
+    if args.checkpoint and args.checkpoints:
+        parser.error("--checkpoint and --checkpoints are one or the other (--checkpoints A B ... lists every model)")
     return args
 
 
@@ -136,9 +140,18 @@ def agent_checkpoint(path: str | None, size: int) -> str:
     return find_checkpoint(path, f"go{size}_policy_value.pt")
 
 
-def load_agent_model(path: str | None, size: int):
-    """The Go network of ``path`` (default: ``agent_checkpoint``'s)."""
-    return load_go_model(agent_checkpoint(path, size), size)
+def load_agent_model(path: str | None, size: int, device=None):
+    """The Go network of ``path`` (default: ``agent_checkpoint``'s) on ``device`` (None: the CPU)."""
+    return load_go_model(agent_checkpoint(path, size), size, device or "cpu")
+
+
+def match_game(args: argparse.Namespace, history: int, opponent: str):
+    """The game of a match or a shown game: against GNU Go (another engine) the game of real play
+    (``Go_Game.go_play_game``: two passes end it, as over GTP, so that evaluate.py measures what a GTP
+    controller sees); between the project's own players (the agent itself, random, rollout, a checkpoint)
+    self-play's cap of 2 N^2 moves, which bounds two programs that never pass."""
+    make = go_play_game if opponent == "gnugo" else go_game
+    return make(args.game, args.komi, history=history)
 
 
 def make_opponent(args: argparse.Namespace, rng: np.random.Generator, agent: TimedPlayer):
@@ -148,11 +161,9 @@ def make_opponent(args: argparse.Namespace, rng: np.random.Generator, agent: Tim
         return RandomPlayer(rng)
     if args.opponent == "rollout":
         return EqualTimeRollout(rng, agent)
-    model = load_go_model(args.opponent_checkpoint, args.game)
+    model = load_go_model(args.opponent_checkpoint, args.game, args.device)
     name = os.path.basename(args.opponent_checkpoint)
-    return agent_player(
-        model, args.sims, args.c_puct, name=name, sample_moves=args.sample_moves, rng=rng, symmetric=args.symmetric
-    )
+    return agent_from_args(model, args, name=name, sample_moves=args.sample_moves, rng=rng, device=args.device)
 
 
 # --------------------------------------------------------------------------- a match
@@ -163,6 +174,8 @@ def margin_text(s: dict) -> str:
 
 def summary_line(what: str, s: dict) -> str:
     low, high = s["ci95"]
+    if not s["played"]:
+        return f"{what:9s}    0 played: no win rate"
     return (
         f"{what:9s} {s['played']:4d} played: {s['wins']:4d} W {s['losses']:4d} L {s['draws']:3d} D | win "
         f"{100 * s['win_rate']:5.1f}% (95% CI {100 * low:.0f}-{100 * high:.0f}%) | margin {margin_text(s)} | "
@@ -170,20 +183,65 @@ def summary_line(what: str, s: dict) -> str:
     )
 
 
-def match_one(args: argparse.Namespace, path: str) -> dict:
-    """The match of the model ``path`` (None: the board's model file, here or in pretrained/): printed, and its
-    summaries (overall, as Black, as White)."""
+def sgf_dirs(args: argparse.Namespace, paths: list[str]) -> list[str]:
+    """Each model's SGF folder: ``OUT-DIR/sgf/<stem>/`` (``--sgf-dir`` itself) for one model; for several,
+    ``<NN>_<stem>/`` inside it, numbered in the order given, so that two models of one file name (run_a/x.pt,
+    run_b/x.pt) never write the same ``game_NNNN.sgf``."""
+    stems = [os.path.splitext(os.path.basename(path))[0] for path in paths]
+    if len(paths) == 1:
+        return [args.sgf_dir or os.path.join(args.out_dir, "sgf", stems[0])]
+    base = args.sgf_dir or os.path.join(args.out_dir, "sgf")
+    return [os.path.join(base, f"{index + 1:02d}_{stem}") for index, stem in enumerate(stems)]
+
+
+def check_outputs(args: argparse.Namespace, sgf_folders: list[str]) -> None:
+    """OutputError (one sentence) unless every file the matches write can be written, before the first game:
+    results.json, the chart with several models, each SGF folder."""
+    check_writable(os.path.join(args.out_dir, "results.json"))
+    if len(sgf_folders) > 1:
+        check_writable(os.path.join(args.out_dir, "win_rate.png"))
+    for folder in sgf_folders:  # (an earlier run's games in it are moved aside: archive_old_games)
+        check_writable(folder, folder=True)
+
+
+def archive_old_games(folder: str) -> str | None:
+    """Move an earlier run's ``game_NNNN.sgf`` files of ``folder`` into ``folder/replaced-<UTC time>-*/``, so
+    that the folder holds this run's games only (a rerun of fewer games left the old extra ones beside
+    the new results); the archive's path, or None when there was none."""
+    old = sorted(name for name in os.listdir(folder) if re.fullmatch(r"game_\d{4,}\.sgf", name))
+    if not old:
+        return None
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+    archive = tempfile.mkdtemp(prefix=f"replaced-{stamp}-", dir=folder)  # a new folder even within one second
+    for name in old:
+        os.replace(os.path.join(folder, name), os.path.join(archive, name))
+    return archive
+
+
+def json_safe(value):
+    """``value`` with every NaN or infinite float as None: JSON has no NaN (a colour with no game played)."""
+    if isinstance(value, float):
+        return value if np.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: json_safe(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(item) for item in value]
+    return value
+
+
+def match_one(args: argparse.Namespace, path: str, sgf_dir: str) -> dict:
+    """The match of the model ``path`` (None: the board's model file, here or in pretrained/), its games in
+    ``sgf_dir``: printed, and its summaries (overall, as Black, as White)."""
     path = agent_checkpoint(path, args.game)
-    model = load_go_model(path, args.game)
-    game = go_game(args.game, args.komi, history=model.history)
+    model = load_go_model(path, args.game, args.device)
+    game = match_game(args, model.history, args.opponent)
     rng = np.random.default_rng(args.seed)
-    agent = TimedPlayer(
-        agent_player(model, args.sims, args.c_puct, sample_moves=args.sample_moves, rng=rng, symmetric=args.symmetric)
-    )
+    agent = TimedPlayer(agent_from_args(model, args, sample_moves=args.sample_moves, rng=rng, device=args.device))
     opponent = make_opponent(args, rng, agent)
-    stem = os.path.splitext(os.path.basename(path))[0]
-    sgf_dir = args.sgf_dir or os.path.join(args.out_dir, "sgf", stem)
     os.makedirs(sgf_dir, exist_ok=True)
+    archive = archive_old_games(sgf_dir)
+    if archive is not None:
+        print(f"  an earlier run's SGF files moved to {archive}/")
     print(f"{path} ({args.sims} simulations) against {opponent.name}, komi {game.komi:g}, {args.games} games:")
     result = run_match(game, agent, opponent, args.games, args.colors, sgf_dir)
     rows = {"all": result.summary(), "black": result.summary(BLACK), "white": result.summary(-BLACK)}
@@ -225,9 +283,9 @@ def plot_win_rates(results: list[dict], path: str) -> None:
     for what in ("all", "black", "white"):
         if not any(r[what]["played"] for r in results):
             continue  # a colour the agent never had: no line, no legend entry
-        rates = [100 * r[what]["win_rate"] for r in results]
-        errors = np.clip([[100 * (r[what]["win_rate"] - r[what]["ci95"][0]) for r in results],
-                          [100 * (r[what]["ci95"][1] - r[what]["win_rate"]) for r in results]], 0, None)  # fmt: skip
+        rates = [100 * r[what]["win_rate"] if r[what]["played"] else np.nan for r in results]
+        errors = np.clip([[rate - 100 * r[what]["ci95"][0] for rate, r in zip(rates, results)],
+                          [100 * r[what]["ci95"][1] - rate for rate, r in zip(rates, results)]], 0, None)  # fmt: skip
         # (clipped: a Wilson bound can round to a hair inside a win rate of 0 or 1, which matplotlib refuses)
         ax.errorbar(labels, rates, yerr=errors, marker="o", capsize=3, label=what)
     ax.set(xlabel="checkpoint (iteration)", ylabel="agent's win rate (%)", ylim=(0, 100))
@@ -247,7 +305,7 @@ def empty_board(model, size: int, komi: float, sims: int, c_puct: float, symmetr
     state = game.initial_state(1)
     with torch.inference_mode():
         _, value = model(torch.from_numpy(game.encode(game.eval_input(state))))
-    agent = agent_player(model, sims, c_puct, symmetric=symmetric)
+    agent = play_agent(model, sims, c_puct, symmetric)
     agent.new_game(game, BLACK)
     stats = agent.search.search(state, game.legal_mask(state)).root_stats()[0]
     shares = stats[N_ROW] / stats[N_ROW].sum()
@@ -265,7 +323,7 @@ def empty_board(model, size: int, komi: float, sims: int, c_puct: float, symmetr
 
 def empty_board_main(args: argparse.Namespace) -> dict:
     """``--empty-board KOMI ...``: ``empty_board`` at each komi, printed."""
-    model = load_agent_model(args.checkpoint, args.game)
+    model = load_agent_model(args.checkpoint, args.game, args.device)
     print(f"{args.checkpoint or 'the shipped model'}, the empty {args.game}x{args.game} board, Black to move:")
     rows = []
     for komi in args.empty_board:
@@ -282,18 +340,28 @@ def match_main(argv=None) -> int:
     torch.set_num_threads(1)  # one search at a time: batch-1 forwards are fastest on one thread
     torch.manual_seed(args.seed)
     try:
+        args.device = Cli.resolve_device(args.device)
         if args.empty_board:
+            check_writable(os.path.join(args.out_dir, "empty_board.json"))  # before the searches
             write_json(os.path.join(args.out_dir, "empty_board.json"), empty_board_main(args))
             return 0
         if args.opponent == "gnugo":
             check_gnugo(args.gnugo)
-        results = [match_one(args, path) for path in (args.checkpoints or [args.checkpoint])]
-        write_json(os.path.join(args.out_dir, "results.json"), results)
+        paths = [agent_checkpoint(path, args.game) for path in (args.checkpoints or [args.checkpoint])]
+        folders = sgf_dirs(args, paths)
+        check_outputs(args, folders)
+        results = [match_one(args, path, folder) for path, folder in zip(paths, folders)]
+        write_json(os.path.join(args.out_dir, "results.json"), json_safe(results))
         if len(results) > 1:
             plot_win_rates(results, os.path.join(args.out_dir, "win_rate.png"))
-    except (CheckpointError, OutputError, FileNotFoundError, ValueError) as exc:
+    except (CheckpointError, OutputError, FileNotFoundError, ValueError, Cli.DeviceError) as exc:
         return Cli.fail(exc)
     print(f"Results in {os.path.join(args.out_dir, 'results.json')}.")
+    unplayed = [r["checkpoint"] for r in results if not r["all"]["played"]]
+    if unplayed:  # a match of no game measured nothing: not a success, whatever results.json holds
+        reasons = results[0]["all"]["not_played"][:1] if results else []
+        why = f" (the first: {reasons[0]})" if reasons else ""
+        return Cli.fail(f"no game of {', '.join(unplayed)} was played{why}.")
     return 0
 
 
@@ -312,14 +380,15 @@ def show_main(argv=None) -> int:
     torch.set_num_threads(1)
     torch.manual_seed(args.seed)
     try:
+        args.device = Cli.resolve_device(args.device)
         if args.opponent == "gnugo":
             check_gnugo(args.gnugo)
-        model = load_agent_model(args.checkpoint, args.game)
-    except (CheckpointError, FileNotFoundError) as exc:
+        model = load_agent_model(args.checkpoint, args.game, args.device)
+    except (CheckpointError, FileNotFoundError, Cli.DeviceError) as exc:
         return Cli.fail(exc)
-    game = go_game(args.game, args.komi, history=model.history)
+    game = match_game(args, model.history, args.opponent)
     rng = np.random.default_rng(args.seed)
-    agent = ShowingPlayer(agent_player(model, args.sims, args.c_puct, rng=rng, symmetric=args.symmetric), game)
+    agent = ShowingPlayer(agent_from_args(model, args, rng=rng, device=args.device), game)
     others = {"self": lambda: agent, "random": lambda: RandomPlayer(rng), "gnugo": lambda: gnugo_player(args)}
     other = agent if args.opponent == "self" else ShowingPlayer(others[args.opponent](), game)
     black, white = (agent, other) if args.colour == "black" else (other, agent)

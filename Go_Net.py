@@ -110,4 +110,21 @@ def load_go_model(path: str, size: int | None = None, device: torch.device | str
         raise CheckpointError(f"checkpoint '{path}' is a cube network, not a Go one.")
     if size is not None and found != size:
         raise CheckpointError(f"checkpoint '{path}' is a Go network for {found}x{found}, not {size}x{size}.")
-    return go_model_from_state(state, path).to(device).eval()
+    model = go_model_from_state(state, path).to(device).eval()
+    check_outputs(model, path)
+    return model
+
+
+def check_outputs(model: GoNet, path: str) -> None:
+    """CheckpointError (one sentence) when the network's priors or value on two probe positions (the empty
+    board, Black to move; a stone in the centre, White to move) are not finite: finite weights can still
+    overflow (a stem weight times 1e30 gives NaN everywhere), and a search on NaN priors plays nonsense."""
+    size, planes = model.size, model.in_planes
+    probe = torch.zeros(2, planes, size, size)
+    probe[0, -1] = 1.0  # the side-to-move plane: Black
+    probe[1, min(1, planes - 1), size // 2, size // 2] = 1.0  # the opponent's (Black's) stone, White to move
+    device = next(model.parameters()).device
+    with torch.inference_mode():
+        priors, value = model(probe.to(device))
+    if not (bool(torch.isfinite(priors).all()) and bool(torch.isfinite(value).all())):
+        raise CheckpointError(f"checkpoint '{path}' is damaged: its network gives NaN or infinite outputs.")

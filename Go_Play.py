@@ -3,7 +3,8 @@ the result, the captures, and the agent's moves searched in a worker thread (``A
 
 ``GoMatch(game, human, agent_factory)`` holds the positions of one game (``states[0]`` the empty board,
 ``states[-1]`` the current one, each a one-state batch of ``Go_Game.GoGame``), the actions between them, the
-person's colour and the result once the game is over (two passes, the move cap, or a resignation). The
+person's colour and the result once the game is over (two passes or a resignation: the window plays
+``Go_Game.go_play_game``, without self-play's move cap). The
 window (``Go_Gui``) calls ``play``, ``undo``, ``resign``, ``restart`` and polls ``update``; whenever the
 agent is to move in a game that is not over, ``update`` starts an ``AgentWorker`` with a fresh search
 player from ``agent_factory(game, cancel)`` and plays its move when it is done. Undo, resign and a new game
@@ -20,7 +21,7 @@ from typing import Callable
 
 import numpy as np
 
-from Arena import RolloutEvaluator, SearchPlayer, network_evaluator
+from Arena import RolloutEvaluator, SearchPlayer, play_agent
 from Go_Board import BLACK, EMPTY, WHITE, format_vertex
 from Go_Game import GoGame
 
@@ -44,16 +45,18 @@ def cancellable(evaluator, cancel: threading.Event):
 
 
 def search_agent(model, simulations: int, c_puct: float, device=None, seed: int | None = None, symmetric=False):
-    """A factory ``(game, cancel) -> SearchPlayer``: PUCT with the network ``model``'s evaluator (with
-    ``symmetric`` averaged over the 8 board symmetries), or without a model a pure rollout MCTS
-    (``Arena.RolloutEvaluator``: uniform priors, random playouts), each evaluation refused once ``cancel``
-    is set."""
+    """A factory ``(game, cancel) -> SearchPlayer``: the agent of gtp.py and evaluate.py (``Arena.play_agent``:
+    PUCT with the network ``model``, with ``symmetric`` averaged over the 8 board symmetries), or without a
+    model a pure rollout MCTS (``Arena.RolloutEvaluator``: uniform priors, random playouts), each evaluation
+    refused once ``cancel`` is set."""
     rng = np.random.default_rng(seed)
 
     def make(game: GoGame, cancel: threading.Event) -> SearchPlayer:
-        inner = RolloutEvaluator(game, rng) if model is None else network_evaluator(model, game, symmetric, device)
-        name = "rollout MCTS" if model is None else "agent"
-        return SearchPlayer(name, simulations, c_puct, model=model, evaluator=cancellable(inner, cancel), rng=rng)
+        if model is not None:
+            wrap = lambda evaluator: cancellable(evaluator, cancel)  # noqa: E731
+            return play_agent(model, simulations, c_puct, symmetric, device=device, rng=rng, wrap=wrap)
+        evaluator = cancellable(RolloutEvaluator(game, rng), cancel)
+        return SearchPlayer("rollout MCTS", simulations, c_puct, evaluator=evaluator, rng=rng)
 
     return make
 

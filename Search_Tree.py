@@ -66,6 +66,9 @@ class SearchTree:
         leaf_quirk: bool = False,
     ):
         self.game, self.max_nodes, self.leaf_quirk = game, max_nodes, leaf_quirk
+        with_room = getattr(game, "with_room", None)  # Go: room in the hash history for the deepest node, so
+        if with_room is not None:  # that no step inside the tree widens a state beyond the arrays below
+            root_state = with_room(root_state, max_nodes)
         self.priors_to_rows, self.step_reward = priors_to_rows, step_reward
         self.batch = batch = len(game.eval_input(root_state))
         size, actions = batch * max_nodes, game.num_actions

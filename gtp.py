@@ -1,13 +1,16 @@
 """The Go agent as a GTP engine (Go Text Protocol 2), for GoGui, Sabaki, twogtp or a match against GNU Go.
 
-    python gtp.py --game go5 [--checkpoint FILE] [--sims N] [--c-puct C] [--seed S]
+    python gtp.py --game go5 [--checkpoint FILE] [--sims N] [--c-puct C] [--seed S] [--device cpu]
 
 Reads commands on stdin, answers on stdout (``= text`` or ``? message``, each followed by an empty line).
 Commands: protocol_version, name, version, known_command, list_commands, boardsize, clear_board, komi,
 play, genmove, undo, final_score, showboard, quit. ``genmove`` plays the most visited move of a PUCT search
 of ``--sims`` simulations guided by the network (``Go_Net``; default ``pretrained/go{N}_policy_value.pt``).
-A bad command, bad arguments or an illegal move get ``? message`` and the engine carries on. The rules are
-``Go_Board``'s (area scoring, positional superko, suicide illegal); the network plays the one board size
+A bad command, bad arguments or an illegal move get ``? message`` and the engine carries on (ids, numbers
+and points are ASCII, of bounded length; bytes that are not UTF-8 are replaced). The rules are
+``Go_Board``'s (area scoring, positional superko, suicide illegal) without self-play's move cap: any legal
+move sequence is played, however long (``Go_Game.go_play_game``). The agent is ``Arena.play_agent``'s, as
+in the GUI and ``evaluate.py --game goN``. The network plays the one board size
 it was trained for (``boardsize`` of another size answers ``? unacceptable size``). A move for the side
 not to move is accepted (controllers set up positions that way); after two passes a further move
 continues the game. A bad flag or model file: one sentence on stderr and exit status 2.
@@ -23,7 +26,7 @@ import numpy as np
 
 import Cli
 from Go_Board import format_vertex, parse_vertex
-from Go_Game import go_game
+from Go_Game import go_play_game
 from GTP_Client import format_response, parse_color, parse_command
 from Run_IO import CheckpointError, find_checkpoint
 
@@ -57,7 +60,7 @@ def add_agent_flags(parser: argparse.ArgumentParser) -> None:
         help=f"the agent's simulations a move (default: {DEFAULT_SIMULATIONS} on 5x5, "
         f"{LARGE_BOARD_SIMULATIONS} on larger boards)",
     )
-    parser.add_argument("--c-puct", type=Cli.positive_float, default=DEFAULT_C_PUCT, help="the agent's PUCT constant")
+    parser.add_argument("--c-puct", type=Cli.c_puct, default=DEFAULT_C_PUCT, help="the agent's PUCT constant")
     parser.add_argument(
         "--symmetric",
         action=argparse.BooleanOptionalAction,
@@ -73,6 +76,15 @@ def resolve_agent_flags(args: argparse.Namespace) -> argparse.Namespace:
     return args
 
 
+def agent_from_args(model, args: argparse.Namespace, **kw):
+    """The agent of ``add_agent_flags``'s flags (``--sims``, ``--c-puct``, ``--symmetric``): ``Arena.play_agent``,
+    the one function that builds the agent of gtp.py, the GUI and ``evaluate.py --game goN`` (``kw``: its
+    ``device``, ``rng``, ``sample_moves``, ``name``, ``wrap``)."""
+    from Arena import play_agent  # torch: imported once the flags are read (a fast --help)
+
+    return play_agent(model, args.sims, args.c_puct, args.symmetric, **kw)
+
+
 class GTPFailure(Exception):
     """A command that gets ``? message``."""
 
@@ -80,12 +92,9 @@ class GTPFailure(Exception):
 class Engine:
     """The game a GTP controller sees: a stack of positions (for ``undo``) and the agent that moves."""
 
-    def __init__(self, model, simulations: int, c_puct: float, komi: float | None, symmetric: bool = False):
-        from Arena import agent_player  # torch: imported once the flags are read (a fast --help)
-
-        self.model, self.simulations, self.c_puct = model, simulations, c_puct
-        self.game = go_game(model.size, komi=komi, history=model.history)
-        self.agent = agent_player(model, simulations, c_puct, symmetric=symmetric)
+    def __init__(self, model, agent, komi: float | None):
+        self.model, self.agent = model, agent
+        self.game = go_play_game(model.size, komi=komi, history=model.history)
         self.clear_board()
 
     @property
@@ -96,13 +105,13 @@ class Engine:
         self.history = [self.game.initial_state(1)]
 
     def set_komi(self, komi: float) -> None:
-        self.game = go_game(self.model.size, komi=komi, history=self.model.history)
+        self.game = go_play_game(self.model.size, komi=komi, history=self.model.history)
 
     def _ready_for(self, colour: int) -> dict:
         """The current state with ``colour`` to move (a copy), passes forgotten after a finished game."""
         state = {key: value.copy() for key, value in self.state.items()}
-        if state["move_count"][0] >= self.game.rules.max_moves:
-            raise GTPFailure(f"game over: the move cap of {self.game.rules.max_moves} moves is reached")
+        if state["move_count"][0] >= self.game.rules.max_moves:  # Go_Board.PLAY_MAX_MOVES: no real game
+            raise GTPFailure(f"game over: the cap of {self.game.rules.max_moves:,} moves is reached")
         state["to_play"][0] = colour
         if state["passes"][0] >= 2:
             state["passes"][0] = 0
@@ -146,7 +155,7 @@ def handle(engine: Engine, name: str, args: list[str]) -> str:
         if name == "list_commands":
             return "\n".join(COMMANDS)
         if name == "boardsize":
-            if len(args) != 1 or not Cli.is_ascii_digits(args[0]):
+            if len(args) != 1 or not Cli.is_ascii_digits(args[0]) or len(args[0]) > 3:
                 raise GTPFailure("boardsize needs one integer")
             if int(args[0]) != size:
                 raise GTPFailure("unacceptable size")
@@ -180,11 +189,12 @@ def handle(engine: Engine, name: str, args: list[str]) -> str:
 
 
 def _komi(args: list[str]) -> float:
+    """The komi of ``komi``'s arguments: one ASCII number (``Cli.strict_float``), finite, within +-MAX_KOMI."""
     try:
-        komi = float(args[0]) if len(args) == 1 else float("nan")
+        komi = Cli.strict_float(args[0]) if len(args) == 1 else float("nan")
     except ValueError:
         komi = float("nan")
-    if not np.isfinite(komi):
+    if not (np.isfinite(komi) and abs(komi) <= Cli.MAX_KOMI):
         raise GTPFailure("komi needs one number")
     return komi
 
@@ -192,7 +202,12 @@ def _komi(args: list[str]) -> float:
 def serve(engine: Engine, lines, out) -> None:
     """Answer every command of ``lines`` on ``out`` until ``quit`` or the end of input."""
     for line in lines:
-        command = parse_command(line)
+        try:
+            command = parse_command(line)
+        except ValueError as error:  # an id that is no GTP id: answered without one, the engine goes on
+            out.write(format_response(str(error), None, error=True))
+            out.flush()
+            continue
         if command is None:
             continue
         command_id, name, args = command
@@ -215,7 +230,8 @@ def parse_args(argv=None) -> argparse.Namespace:
         "--checkpoint", type=Cli.nonempty_path, help="Go model file (default: pretrained/go{N}_policy_value.pt)"
     )
     add_agent_flags(parser)
-    parser.add_argument("--komi", type=float, help="komi until a `komi` command (default: the board's)")
+    Cli.add_device_flag(parser)
+    parser.add_argument("--komi", type=Cli.komi, help="komi until a `komi` command (default: the board's)")
     parser.add_argument("--seed", type=Cli.seed, default=0, help="seed of torch and numpy")
     return resolve_agent_flags(parser.parse_args(argv))
 
@@ -230,8 +246,6 @@ def go_name(text: str) -> int:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
-    if args.komi is not None and not np.isfinite(args.komi):
-        return Cli.fail(f"--komi must be a finite number, got {args.komi}.")
     import torch  # after the flags: --help and a bad flag answer at once
 
     from Go_Net import load_go_model
@@ -240,11 +254,15 @@ def main(argv=None) -> int:
     torch.set_num_threads(1)  # one search at a time: batch-1 forwards are fastest on one thread
     default = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pretrained", f"go{args.game}_policy_value.pt")
     try:
-        model = load_go_model(find_checkpoint(args.checkpoint or default, f"go{args.game}_policy_value.pt"), args.game)
-    except CheckpointError as error:
+        device = Cli.resolve_device(args.device)
+        path = find_checkpoint(args.checkpoint or default, f"go{args.game}_policy_value.pt")
+        model = load_go_model(path, args.game, device)
+    except (CheckpointError, Cli.DeviceError) as error:
         return Cli.fail(error)
-    engine = Engine(model, args.sims, args.c_puct, args.komi, args.symmetric)
-    engine.agent.rng = np.random.default_rng(args.seed)
+    agent = agent_from_args(model, args, rng=np.random.default_rng(args.seed), device=device)
+    engine = Engine(model, agent, args.komi)
+    # Bytes that are not UTF-8 become U+FFFD: a controller's stray byte is a bad command, not a dead engine.
+    sys.stdin.reconfigure(encoding="utf-8", errors="replace")
     serve(engine, sys.stdin, sys.stdout)
     return 0
 

@@ -1,25 +1,29 @@
 """A fake GTP opponent that fails on demand at ``genmove``, for the tests of ``GTP_Client.py`` and match runners.
 
-    python tests/fake_gtp.py --fail {none,crash,hang,illegal,offboard,malformed,error}
+    python tests/fake_gtp.py --fail {none,crash,hang,illegal,offboard,malformed,error,closeout}
 
 Every command but ``genmove`` and ``quit`` answers ``=`` with an empty text. ``genmove`` answers ``pass``
 (``none``), exits without a reply (``crash``), never answers (``hang``), answers the first point played so
 far, which is occupied (``illegal``), answers ``Z99`` (``offboard``), a line without ``=`` (``malformed``)
-or ``? cannot`` (``error``).
+or ``? cannot`` (``error``), or closes its output and runs on (``closeout``).
 """
 
 import argparse
+import os
 import sys
 import time
 
-FAILURES = ("none", "crash", "hang", "illegal", "offboard", "malformed", "error")
+FAILURES = ("none", "crash", "hang", "illegal", "offboard", "malformed", "error", "closeout")
 
 
 def genmove_reply(fail: str, played: list[str]) -> str:
     """The raw reply to ``genmove`` under ``fail`` (the process exits or sleeps for crash and hang)."""
     if fail == "crash":
         sys.exit(3)
-    if fail == "hang":
+    if fail == "closeout":
+        sys.stdout.flush()
+        os.close(1)
+    if fail in ("hang", "closeout"):
         time.sleep(3600)
     return {
         "illegal": f"= {played[0] if played else 'A1'}",

@@ -289,10 +289,27 @@ TABLE = {
         {
             "--game": ["go4", "go20", "x"],
             "--sims": SIMS,
-            "--c-puct": FLOATS,
-            "--komi": ["inf", "nan", "x"],
+            "--c-puct": FLOATS + ["1e308"],
+            "--komi": ["inf", "nan", "x", "-1e300", "٢٤", "1_000"],
             "--seed": SEEDS,
             "--checkpoint": PATHS + ["missing.pt"],
+            "--device": DEVICES,
+        },
+        [],
+    ),
+    "bench/gtp_referee.py": (
+        "main",
+        {
+            "--game": ["go4", "go20", "x"],
+            "--games": COUNTS,
+            "--level": ["11", "-1", "x"],
+            "--sims": SIMS,
+            "--komi": ["-1", "nan", "x"],
+            "--timeout": FLOATS,
+            "--max-moves": MOVES,
+            "--out": PATHS,
+            "--gnugo": PATHS,
+            "--checkpoint": PATHS,
         },
         [],
     ),
@@ -389,6 +406,9 @@ GO_FLAGS = [
     ("test.py", "--sims", SIMS),
     ("test.py", "--opponent", ["bogus"]),
     ("test.py", "--seed", SEEDS),
+    ("evaluate.py", "--device", DEVICES),
+    ("test.py", "--device", DEVICES),
+    ("evaluate.py", "--c-puct", ["1e308"]),
 ]
 GO_CASES = [
     pytest.param(script, flag, value, id=f"{script} --game go5 {flag}={value}")

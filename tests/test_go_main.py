@@ -110,7 +110,8 @@ def test_match_against_random_and_one_game_shown(tiny_run, tmp_path, capsys):
     assert [r["all"]["games"] for r in results] == [4, 4]
     assert all(r["black"]["games"] == 2 for r in results)
     assert all(sum(r["openings"].values()) == 2 for r in results)
-    assert len(list((tmp_path / "sgf" / "resumed").glob("*.sgf"))) == 4
+    assert len(list((tmp_path / "sgf" / "01_resumed").glob("*.sgf"))) == 4  # one folder per model
+    assert len(list((tmp_path / "sgf" / "02_resumed_iter0002").glob("*.sgf"))) == 4
     assert (tmp_path / "win_rate.png").is_file()
     capsys.readouterr()
     assert show_script.main(["--game", "go5", "--checkpoint", model, "--sims", "2", "--opponent", "random"]) == 0
@@ -175,3 +176,13 @@ def test_chart_labels_name_snapshots_by_iteration_and_the_run_file_final():
 
     assert checkpoint_label("/r/go5_policy_value_iter0400.pt", 0) == "400"
     assert checkpoint_label("/r/go5_policy_value.pt", 6) == "final" and checkpoint_label("/r/other.pt", 2) == "3"
+
+
+@pytest.mark.parametrize("flag", ["--c-puct", "--dirichlet-alpha"])
+def test_huge_search_constants_are_one_sentence_and_status_2(flag, capsys):
+    import Go_Args
+
+    with pytest.raises(SystemExit) as stop:
+        Go_Args.parse_args(["--game", "go5", flag, "1e308"])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and f"{flag} is at most 1e+06" in err and len(err.strip().splitlines()) == 1

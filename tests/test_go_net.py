@@ -47,3 +47,14 @@ def test_go_and_cube_checkpoints_are_refused_by_each_other(tmp_path):
     cube_path = str(make_checkpoint(tmp_path / "cube.pt"))
     with pytest.raises(CheckpointError, match=r"is a cube network, not a Go one\.$"):
         load_go_model(cube_path, size=5)
+
+
+def test_a_checkpoint_whose_finite_weights_give_nan_is_refused_at_load(tmp_path):
+    torch.manual_seed(0)
+    net = GoNet(5)  # the shipped size: its 64 filters overflow float32 where a tiny net stays finite
+    with torch.no_grad():
+        net.stem[0].weight.mul_(1e30)  # finite weights, every output NaN
+    assert all(bool(torch.isfinite(t).all()) for t in net.state_dict().values())
+    save_checkpoint(net, str(tmp_path / "nan.pt"))
+    with pytest.raises(CheckpointError, match=r"is damaged: its network gives NaN or infinite outputs\.$"):
+        load_go_model(str(tmp_path / "nan.pt"), 5)

@@ -99,6 +99,14 @@ def test_a_hang_times_out_and_a_crashed_engine_stays_an_error():
         assert caught.value.reason == "crash"
 
 
+def test_an_engine_that_closes_its_output_and_runs_on_is_reported_as_such():
+    with fake("closeout", timeout=30) as client:
+        with pytest.raises(GTPError, match="closed its output and still runs") as caught:
+            client.genmove(BLACK, 5)
+        assert caught.value.reason == "crash"
+    assert client.process.poll() is not None  # closing the client ended it
+
+
 def test_a_missing_engine_is_a_gtp_error():
     with pytest.raises(GTPError, match="cannot start"):
         GTPClient(["/nonexistent/gnugo"])
@@ -115,3 +123,16 @@ def test_gnugo_plays_a_legal_move_and_reports_its_stones():
         assert np.array_equal(client.list_stones(5), state["board"][0])
         with pytest.raises(GTPError, match="error"):
             client.play(WHITE, move, 5)  # occupied
+
+
+def test_command_ids_are_ascii_digits_of_bounded_length():
+    assert parse_command("12 name") == (12, "name", [])
+    assert parse_command("² name") == (None, "²", ["name"])  # no id: an unknown command, answered
+    with pytest.raises(ValueError, match="command id of 5000 digits"):
+        parse_command("9" * 5000 + " name")
+
+
+@pytest.mark.parametrize("text", ["c٣", "C²", "C1_0", "C" + "1" * 5000, "", "C"])
+def test_a_point_is_a_letter_and_ascii_digits(text):
+    with pytest.raises(ValueError, match="is not a point"):
+        parse_vertex(text, 5)

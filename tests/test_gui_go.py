@@ -257,6 +257,9 @@ def test_scripted_agent_move_with_a_network(tmp_path):
         (["--moves", "C3 Z9"], "Z9"),
         (["--moves", "C3 C3"], "move 2"),
         (["--komi", "nan"], "komi"),
+        (["--komi", "-1e300"], "--komi: must be between -1000 and 1000"),  # a value, not a flag
+        (["--moves", "C3 c٣"], "c٣"),
+        (["--c-puct", "1e308"], "--c-puct: must be at most"),
         (["--checkpoint", "missing.pt"], "missing.pt"),
         (["--colour", "red"], "colour"),
     ],
@@ -272,3 +275,15 @@ def test_cube_flags_take_the_game_flag_too():
     assert PyGame.parse_args([]).puzzle == "2x2"
     assert PyGame.go_requested(["--game", "go7"]) and not PyGame.go_requested(["--game", "2x2"])
     assert Go_Gui.parse_args(["--game", "go7", "--moves", "a1 pass"]).moves == [42, 49]
+
+
+def test_a_game_past_the_self_play_cap_goes_on_in_the_window(make_app):
+    # The 120-move capture fight of tests/data (self-play's cap is 50 on 5x5) replayed in the window: every
+    # move is taken, the game is not over, and two passes then end it with the area score.
+    app = make_app()
+    record = (REPO / "tests" / "data" / "go5_capture_fight.txt").read_text().splitlines()[-1].split()
+    assert Go_Gui.replay(app, [parse_vertex(v, 5) for v in record]) is None
+    assert len(app.match.moves) == len(record) and app.match.result is None
+    app.match.play(PASS)
+    app.match.play(PASS)
+    assert app.match.result is not None and app.match.result.score is not None

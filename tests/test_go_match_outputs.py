@@ -1,0 +1,116 @@
+"""evaluate.py --game go5's outputs (Go_Match): SGF folders unique per model, an earlier run's extra games
+moved aside, SGF names escaped, every output checked before the first game, JSON without NaN, a match of
+no game played an error, and flags that contradict each other refused."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+import torch
+from sgfmill import sgf
+
+import evaluate
+from Go_Net import GoNet
+from Policy_Value_Net import save_checkpoint
+
+pytestmark = pytest.mark.usefixtures("torch_one_thread")
+
+
+def tiny_model(path) -> str:
+    torch.manual_seed(0)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    save_checkpoint(GoNet(5, filters=8, blocks=1), str(path))
+    return str(path)
+
+
+def match(out, *flags) -> int:
+    argv = ["--game", "go5", "--opponent", "random", "--sims", "2", "--no-symmetric", "--out-dir", str(out)]
+    return evaluate.main([*argv, *flags])
+
+
+def refuse(constant: str):
+    raise ValueError(f"{constant} is no JSON")
+
+
+def one_sentence(capsys) -> str:
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    return err
+
+
+def test_two_models_of_one_file_name_write_their_own_games(tmp_path):
+    a, b = tiny_model(tmp_path / "run_a" / "x.pt"), tiny_model(tmp_path / "run_b" / "x.pt")
+    assert match(tmp_path / "out", "--games", "2", "--checkpoints", a, b) == 0
+    for folder in ("01_x", "02_x"):
+        assert sorted(os.listdir(tmp_path / "out" / "sgf" / folder)) == ["game_0001.sgf", "game_0002.sgf"]
+    assert match(tmp_path / "out2", "--games", "1", "--checkpoints", a, b, "--sgf-dir", str(tmp_path / "s")) == 0
+    assert sorted(os.listdir(tmp_path / "s")) == ["01_x", "02_x"]
+
+
+def test_a_rerun_of_fewer_games_moves_the_earlier_extra_games_aside(tmp_path, capsys):
+    model = tiny_model(tmp_path / "m.pt")
+    assert match(tmp_path / "out", "--games", "3", "--checkpoint", model) == 0
+    assert match(tmp_path / "out", "--games", "1", "--checkpoint", model, "--device", "cpu") == 0
+    folder = tmp_path / "out" / "sgf" / "m"
+    assert sorted(p.name for p in folder.glob("*.sgf")) == ["game_0001.sgf"]
+    (archive,) = folder.glob("replaced-*")
+    assert sorted(p.name for p in archive.iterdir()) == ["game_0001.sgf", "game_0002.sgf", "game_0003.sgf"]
+    assert "moved to" in capsys.readouterr().out
+
+
+def test_player_names_are_escaped_in_the_sgf(tmp_path):
+    model = tiny_model(tmp_path / "x]y\\z.pt")
+    assert match(tmp_path / "out", "--games", "2", "--checkpoints", model, "--opponent", "checkpoint",
+                 "--opponent-checkpoint", model) == 0  # fmt: skip
+    (folder,) = (tmp_path / "out" / "sgf").iterdir()
+    for path in folder.glob("*.sgf"):
+        root = sgf.Sgf_game.from_bytes(path.read_bytes()).get_root()
+        assert {root.get("PB"), root.get("PW")} == {"agent", "x]y\\z.pt"}
+
+
+@pytest.mark.parametrize("kind", ["folder", "fifo"])
+def test_a_results_file_that_cannot_be_written_stops_before_the_first_game(tmp_path, capsys, kind):
+    model = tiny_model(tmp_path / "m.pt")
+    out = tmp_path / "out"
+    out.mkdir()
+    if kind == "folder":
+        (out / "results.json").mkdir()
+    else:
+        os.mkfifo(out / "results.json")
+    assert match(out, "--games", "2", "--checkpoint", model) == 2
+    assert "results.json" in one_sentence(capsys)
+    assert not (out / "sgf").exists()  # no game was played
+
+
+def test_a_match_of_no_game_played_fails_and_its_json_holds_null(tmp_path, capsys):
+    model = tiny_model(tmp_path / "m.pt")
+    engine = tmp_path / "dead_engine"
+    engine.write_text("#!/bin/sh\nexit 3\n")
+    engine.chmod(0o755)
+    out = tmp_path / "out"
+    flags = ["--games", "2", "--checkpoint", model, "--opponent", "gnugo", "--gnugo", str(engine)]
+    assert match(out, *flags) == 2
+    err = one_sentence(capsys)
+    assert "no game of" in err and "was played" in err and "nan" not in err
+    results = json.loads((out / "results.json").read_text(), parse_constant=refuse)  # no bare NaN
+    assert results[0]["all"]["played"] == 0 and results[0]["all"]["win_rate"] is None
+
+
+def test_checkpoint_beside_checkpoints_is_refused(tmp_path, capsys):
+    model = tiny_model(tmp_path / "m.pt")
+    with pytest.raises(SystemExit) as stop:
+        match(tmp_path / "out", "--checkpoint", model, "--checkpoints", model)
+    assert stop.value.code == 2 and "--checkpoint and --checkpoints" in one_sentence(capsys)
+
+
+def test_evaluate_and_test_take_a_device(tmp_path, capsys):
+    import Go_Match
+
+    model = tiny_model(tmp_path / "m.pt")
+    show = ["--game", "go5", "--checkpoint", model, "--sims", "2", "--opponent", "random", "--device", "cpu"]
+    assert Go_Match.show_main(show) == 0 and "Result: " in capsys.readouterr().out
+    with pytest.raises(SystemExit) as stop:
+        match(tmp_path / "out", "--checkpoint", model, "--device", "tpu")
+    assert stop.value.code == 2 and "--device" in one_sentence(capsys)
