@@ -10,14 +10,13 @@ script prints them.
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
-
-from Plot_Scatter import save_figure
+from Plot_Scatter import pyplot, save_figure
 
 
 def plot_all_positions(path: str, data: dict) -> str:
     """Three panels by true distance: solve rate (%), moves/optimal of the solved positions, and
     the network's value read as moves against the true distance (mean; share within 0.5)."""
+    plt = pyplot()
     rows = [r for r in data["by_distance"] if r["distance"] > 0]
     xs = [r["distance"] for r in rows]
     fig, (ax_rate, ax_ratio, ax_value) = plt.subplots(1, 3, figsize=(18, 4.8))
@@ -61,6 +60,7 @@ def plot_rate_and_ratio(
 ) -> str:
     """Two panels saved as ``path``: solve rate (%) and mean length/``reference`` (optimal, or
     kociemba for the 3x3) of ``rows`` against ``xs``."""
+    plt = pyplot()
     fig, (ax_rate, ax_ratio) = plt.subplots(1, 2, figsize=(13, 4.8))
     _bars(ax_rate, xs, [100 * r["solve_rate"] for r in rows], color, "{:.0f}")
     ax_rate.set_ylim(0, 109)

@@ -26,23 +26,19 @@ import shutil
 import tempfile
 import time
 
-import matplotlib
+import numpy as np
+import torch
 
-matplotlib.use("Agg")  # files only
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
-
-import Cli  # noqa: E402
-from Arena import COLOURS, GTPPlayer, RandomPlayer, RolloutPlayer, play_agent, play_game, run_match  # noqa: E402
-from Go_Board import BLACK, format_vertex  # noqa: E402
-from Go_Game import go_game, go_play_game  # noqa: E402
-from Go_Net import load_go_model  # noqa: E402
-from gtp import add_agent_flags, agent_from_args, go_name, resolve_agent_flags  # noqa: E402
-from GTP_Client import GNUGO_INSTALL_HINT, GNUGO_PATH, gnugo_command  # noqa: E402
-from Plot_Scatter import save_figure  # noqa: E402
-from Run_IO import CheckpointError, OutputError, check_writable, find_checkpoint, write_json  # noqa: E402
-from Search_Tree import N_ROW, W_ROW  # noqa: E402
+import Cli
+from Arena import COLOURS, GTPPlayer, RandomPlayer, RolloutPlayer, play_agent, play_game, run_match
+from Go_Board import BLACK, format_vertex
+from Go_Game import go_game, go_play_game
+from Go_Net import load_go_model
+from gtp import add_agent_flags, agent_from_args, go_name, resolve_agent_flags
+from GTP_Client import GNUGO_INSTALL_HINT, GNUGO_PATH, gnugo_command
+from Plot_Scatter import pyplot, save_figure
+from Run_IO import CheckpointError, OutputError, check_writable, find_checkpoint, write_json
+from Search_Tree import N_ROW, W_ROW
 
 OPPONENTS = ("gnugo", "random", "rollout", "checkpoint")
 
@@ -278,6 +274,7 @@ def checkpoint_label(path: str, index: int) -> str:
 
 def plot_win_rates(results: list[dict], path: str) -> None:
     """Win rate with its 95% interval over the checkpoints (one line overall, one per colour played)."""
+    plt = pyplot()
     labels = [checkpoint_label(r["checkpoint"], i) for i, r in enumerate(results)]
     fig, ax = plt.subplots(figsize=(8, 4.5))
     for what in ("all", "black", "white"):

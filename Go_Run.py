@@ -20,7 +20,6 @@ import time
 import warnings
 from dataclasses import dataclass
 
-import matplotlib.pyplot as plt
 import numpy as np
 import torch
 
@@ -29,7 +28,7 @@ import Go_Args
 import Workers
 from Go_Net import GoNet, load_go_model
 from Go_Training import GoRecipe, ReplayBuffer, make_optimizer, recipe_table, train_iteration
-from Plot_Scatter import MetricsLogger, save_figure
+from Plot_Scatter import MetricsLogger, pyplot, save_figure
 from Policy_Value_Net import CheckpointError, save_checkpoint, unusable_tensor
 from Run_IO import OutputError, atomic_write
 from Run_State import (
@@ -89,6 +88,7 @@ class GoMetricsLogger(MetricsLogger):
 
     def plot_all(self, filename: str = "training_metrics.png") -> str:
         """2x2 chart against iteration: the losses, Black's self-play win rate, the mean game length."""
+        plt = pyplot()
         m = self.metrics
         fig, axes = plt.subplots(2, 2, figsize=(11, 7.5))
         panels = [

@@ -9,20 +9,28 @@ from __future__ import annotations
 
 import os
 
-import matplotlib
-
-matplotlib.use("Agg")  # files only: never needs a display
-import matplotlib.pyplot as plt  # noqa: E402
-
-from Run_IO import atomic_write, write_json  # noqa: E402
+from Run_IO import atomic_write, write_json
 
 METRIC_KEYS = (
     "iterations", "losses", "policy_losses", "value_losses", "solve_rates", "scramble_lengths", "num_samples",
 )  # fmt: skip
 
 
+def pyplot():
+    """matplotlib's pyplot on the file-only Agg backend (never needs a display), imported on first use:
+    it takes about a fifth of a script's start (a second on a busy 2-core CPU), and most runs of a script
+    (``--help``, a bad flag, each of the tests' subprocesses) draw nothing."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
 def save_figure(fig, path: str) -> None:
     """A matplotlib figure saved atomically as PNG, then closed."""
+    plt = pyplot()
     atomic_write(path, lambda f: fig.savefig(f, format="png", dpi=110, bbox_inches="tight"))
     plt.close(fig)
 
@@ -83,6 +91,7 @@ class MetricsLogger:
 
     def plot_all(self, filename: str = "training_metrics.png") -> str:
         """2x2 chart: total loss, solve rate (%), policy loss, value loss against iteration."""
+        plt = pyplot()
         m = self.metrics
         fig, axes = plt.subplots(2, 2, figsize=(11, 7.5))
         panels = [

@@ -40,6 +40,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+import Cli  # noqa: E402
+
 #: Training losses of runs fed the same data: float32 sums in another order (cuBLAS against MKL) differ
 #: in the 6th-7th digit a step, and a few steps of Adam keep that far below a tenth of a percent.
 LOSS_REL_TOL = 1e-3
@@ -80,8 +82,15 @@ SCRAMBLES_3X3 = (
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    import torch
+    import torch  # here: --help needs none of it
 
+    from Run_IO import OutputError, check_writable
+
+    if args.out:
+        try:
+            check_writable(args.out)  # before the work, not after five minutes of it
+        except OutputError as exc:
+            return Cli.fail(exc)
     if args.device == "cuda" and not torch.cuda.is_available():
         print(NO_GPU)
         return 0
@@ -112,15 +121,17 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = Cli.ArgumentParser(description=__doc__, formatter_class=Cli.HelpFormatter)
     parser.add_argument(
         "--device",
         choices=("cuda", "cpu"),
         default="cuda",
         help="the device checked against the CPU (cpu: the script's own test, cpu against cpu)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed of every run")
-    parser.add_argument("--out", help="also write the report to this file (e.g. docs/gpu_smoke.txt)")
+    parser.add_argument("--seed", type=Cli.seed, default=0, help="seed of every run")
+    parser.add_argument(
+        "--out", type=Cli.nonempty_path, help="also write the report to this file (e.g. docs/gpu_smoke.txt)"
+    )
     parser.add_argument("--skip", nargs="*", default=[], choices=("training", "networks", "solvers", "go", "speed"))
     return parser.parse_args(argv)
 
@@ -258,7 +269,7 @@ def check_solvers(work: Path, args, say) -> list[str]:
     cases = {
         "2x2 greedy": ["--by-distance", "--runs", "20", "--solver", "greedy"],
         "2x2 mcts": ["--by-distance", "--runs", "4", "--max-dist", "8", "--sims", "200"],
-        "3x3 beam": ["--puzzle", "3x3", "--scrambles", str(scrambles), "--time-limit", "60"],
+        "3x3 beam": ["--puzzle", "3x3", "--scrambles", str(scrambles), "--time-limit", "60", "--out", "out.json"],
     }
     for name, flags in cases.items():
         summary = {}
@@ -266,7 +277,7 @@ def check_solvers(work: Path, args, say) -> list[str]:
             folder = work / f"solve_{name.replace(' ', '_')}_{label}"
             folder.mkdir()
             cmd = [str(ROOT / "evaluate.py"), *flags, "--seed", str(args.seed), "--device", device]
-            cmd += ["--log-dir", "logs", "--out", "out.json", "--no-progress"]
+            cmd += ["--log-dir", "logs", "--no-progress"]
             done = run(cmd, folder)
             if done.returncode != 0:
                 failures.append(f"{name} on {device}: exit {done.returncode}: {done.stderr.strip()[-300:]}")
@@ -362,4 +373,4 @@ def check_speed(work: Path, args, say) -> list[str]:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    Cli.run_script(main)

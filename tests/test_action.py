@@ -43,6 +43,7 @@ def test_returns_a_python_int():
 
 
 # --------------------------------------------------------------------------- sampling
+@pytest.mark.slow
 @pytest.mark.parametrize("temperature", [1.0, 0.5])
 def test_sample_follows_counts_to_the_power_one_over_t(temperature):
     rng = np.random.default_rng(100)
@@ -78,6 +79,7 @@ def test_sample_uses_numpy_global_random_by_default():
     assert a == b and len(set(a)) > 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["greedy", "sample"])
 def test_all_zero_visits_give_a_uniform_choice(mode):
     rng = np.random.default_rng(200)

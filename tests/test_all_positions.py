@@ -34,6 +34,7 @@ def test_children_are_the_positions_after_each_move():
         assert (solver.index(batch_apply_moves(cubes, np.full(200, a))) == kids[:, a]).all()
 
 
+@pytest.mark.slow
 def test_exact_values_solve_a_slice_optimally():
     solver = get_solver()
     distance = solver.table.astype(np.int64)
@@ -78,6 +79,7 @@ def test_network_table_matches_the_network():
     assert np.allclose(table[index], value_fn(ap.cubes_at(index)), atol=1e-6)
 
 
+@pytest.mark.slow
 def test_symmetric_network_table_is_read_once_per_class():
     torch.manual_seed(1)
     model = PolicyValueNet(canonical_symmetry=True)
@@ -109,6 +111,7 @@ def _damaged_classes(what: str) -> tuple[np.ndarray, np.ndarray]:
     return class_of, reps
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "what, problem",
     [

@@ -63,6 +63,7 @@ def test_random_against_random_adds_up_and_writes_sgf(tmp_path):
         assert record.winner != 0 and margin > 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fail, reason", [("crash", "crash"), ("illegal", "illegal"), ("hang", "timeout")])
 def test_a_failing_gtp_opponent_voids_games_and_the_match_goes_on(fail, reason):
     command = [sys.executable, FAKE, "--fail", fail]
@@ -112,6 +113,7 @@ def test_an_agent_refuses_a_game_whose_planes_its_network_cannot_read():
     assert 0 <= agent.genmove(state) <= 25 and -1.0 <= agent.last_value <= 1.0
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not os.access(GNUGO_PATH, os.X_OK), reason="GNU Go is not installed")
 def test_gnugo_beats_random_and_agrees_with_the_rules(tmp_path):
     """GNU Go level 0 over GTP as both colours: every game is played (no move of either side refused)."""
@@ -135,6 +137,7 @@ def test_sampled_opening_moves_vary_with_the_seed():
     assert len(firsts) > 1 and greedy.genmove(GO5.initial_state(1)) == greedy.genmove(GO5.initial_state(1))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, simulations", [("go5", 32), ("go7", 64)])
 def test_the_shipped_go_models_beat_random(name, simulations):
     """The shipped ``pretrained/goN_policy_value.pt`` wins 6 games of 6 against uniform random, 3 with each

@@ -41,6 +41,7 @@ def run_bench(tmp_path, *extra, timeout=300):
     return subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=timeout)
 
 
+@pytest.mark.slow
 def test_help():
     out = subprocess.run([sys.executable, os.path.join(ROOT, "benchmark.py"), "--help"], capture_output=True, text=True)
     for flag in ("--seed", "--device", "--budget-minutes", "--trainers", "--solvers", "--checkpoints", "--uniform"):
@@ -48,6 +49,7 @@ def test_help():
     assert out.returncode == 0
 
 
+@pytest.mark.slow
 def test_bad_flags_exit_2(tmp_path):
     assert run_bench(tmp_path, "--solvers", "nope").returncode == 2
     assert run_bench(tmp_path, "--trainers", "nope").returncode == 2
@@ -55,6 +57,7 @@ def test_bad_flags_exit_2(tmp_path):
     assert out.returncode == 2 and "missing.pt" in out.stderr and "Traceback" not in out.stderr
 
 
+@pytest.mark.slow
 def test_checkpoints_every_solver_one_table_and_chart(tmp_path, checkpoints):
     net = checkpoints["random"]
     out = run_bench(tmp_path, "--checkpoints", f"rand={net},scramble={net}")
@@ -84,6 +87,7 @@ def test_checkpoints_every_solver_one_table_and_chart(tmp_path, checkpoints):
     assert report["models"]["scramble"]["value_scale"].startswith("none")
 
 
+@pytest.mark.slow
 def test_training_budget_stops_main_and_benchmarks_what_it_saved(tmp_path):
     tiny_main = "scramble=--states-per-iter 64 --epochs 1 --batch-size 16 --episodes-per-iter 4 --max-episode-steps 4"
     out = run_bench(

@@ -297,6 +297,11 @@ TABLE = {
         },
         [],
     ),
+    "bench/gpu_smoke.py": (
+        "main",
+        {"--device": ["tpu", "x"], "--seed": SEEDS, "--out": PATHS, "--skip": ["bogus"]},
+        [],
+    ),
     "bench/gtp_referee.py": (
         "main",
         {
@@ -367,6 +372,7 @@ def _assert_one_line_usage_error(status, err: str) -> None:
     assert len(err.strip().splitlines()) == 1, err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("script, flag, value", CASES)
 def test_bad_flag_value_is_one_line_and_status_2(script, flag, value, capsys):
     entry, _, base = TABLE[script]
@@ -502,6 +508,7 @@ SUBPROCESS_CASES = {
 }
 
 
+@pytest.mark.slow
 def test_every_script_as_a_process_gives_one_line():
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
         done = dict(zip(SUBPROCESS_CASES, pool.map(lambda item: _run(*item), SUBPROCESS_CASES.items())))

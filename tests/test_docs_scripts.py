@@ -23,6 +23,7 @@ def run(script, *args, cwd):
     )
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("isolated_solver_cache")
 def test_value_by_distance_prints_both_rows_for_every_distance(tmp_path, checkpoints):
     out = run("value_by_distance.py", str(checkpoints["neutral"]), "--runs", "3", cwd=tmp_path)
@@ -40,6 +41,7 @@ def test_value_by_distance_prints_both_rows_for_every_distance(tmp_path, checkpo
     assert missing.returncode == 2 and "Traceback" not in missing.stderr and "nowhere.pt" in missing.stderr
 
 
+@pytest.mark.slow
 def test_compare_with_original_prints_tables_and_draws_the_figure(tmp_path):
     original, rebuild, shipped = (tmp_path / n for n in ("original", "rebuild", "shipped"))
     metrics = {
@@ -114,6 +116,7 @@ def test_supervised_ceiling_labels_are_exact():
     assert [MOVE_NAMES[a] for a in np.flatnonzero(pi[2])] == ["U'", "D'"] and pi[2].max() == 0.5
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("isolated_solver_cache")
 def test_supervised_ceiling_trains_reports_and_saves(tmp_path):
     out = run(
@@ -152,6 +155,7 @@ def _docs_module(name):
     return module
 
 
+@pytest.mark.slow
 def test_value_by_distance_classes_weighs_each_class_by_its_positions(tmp_path, checkpoints):
     import types
 
@@ -181,6 +185,7 @@ def test_value_by_distance_classes_weighs_each_class_by_its_positions(tmp_path, 
     assert plain.returncode == 2 and "--canonical-symmetry" in plain.stderr and "Traceback" not in plain.stderr
 
 
+@pytest.mark.slow
 def test_mcts_weak_spots_finds_the_classes_whose_prior_favours_a_further_move(tmp_path, checkpoints):
     spots = _docs_module("mcts_weak_spots")
     policy = np.array(
@@ -206,6 +211,7 @@ def test_mcts_weak_spots_finds_the_classes_whose_prior_favours_a_further_move(tm
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("isolated_solver_cache")
 def test_value_target_quality_prints_every_target_at_every_distance(tmp_path, checkpoints):
     out = run("value_target_quality.py", str(checkpoints["neutral"]), "--episodes", "4", "--sims", "4",

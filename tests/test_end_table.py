@@ -103,6 +103,7 @@ def beam_pairs(cubes, last, count, **options):
     ]  # fmt: skip
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("width", [1, 16])
 def test_the_ends_never_lengthen_a_beam_and_stop_it_sooner(near_and_far, solver, width):
     cubes, distances = near_and_far

@@ -61,6 +61,7 @@ def _run_cli(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
 
 
 # --------------------------------------------------------------------------- the API, as main.py uses it
+@pytest.mark.slow
 def test_api_end_to_end_writes_json_and_chart(checkpoints, tmp_path):
     log_dir = tmp_path / "logs"
     ev = evaluate.ScrambleEvaluator(
@@ -95,6 +96,7 @@ def test_api_end_to_end_writes_json_and_chart(checkpoints, tmp_path):
     assert Path(chart).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+@pytest.mark.slow
 def test_in_memory_model_as_main_py_calls_it(tmp_path):
     torch.manual_seed(1)
     model = PolicyValueNet().train()  # main.py hands over the model it just trained
@@ -135,6 +137,7 @@ def test_summarize_statistics():
 
 
 # --------------------------------------------------------------------------- command line: scramble lengths
+@pytest.mark.slow
 def test_cli_default_mode_prints_table_and_writes_files(checkpoints, tmp_path, capsys):
     log_dir = tmp_path / "logs"
     args = [
@@ -161,6 +164,7 @@ def test_cli_default_mode_prints_table_and_writes_files(checkpoints, tmp_path, c
 
 
 # --------------------------------------------------------------------------- command line: true distance
+@pytest.mark.slow
 def test_cli_by_distance(checkpoints, tmp_path, capsys):
     log_dir = tmp_path / "logs"
     args = [
@@ -199,6 +203,7 @@ def test_by_distance_samples_distinct_positions_at_the_right_distance(checkpoint
 
 
 # --------------------------------------------------------------------------- command line: a scramble file
+@pytest.mark.slow
 def test_cli_scramble_file(checkpoints, tmp_path, capsys):
     scrambles = tmp_path / "set.txt"
     scrambles.write_text("# a small test set\nR\n\nR U\n   # indented comment\nU U'\nF2 R'\nB\n")
@@ -282,6 +287,7 @@ def test_read_scramble_file_empty_and_missing(tmp_path):
 
 
 # --------------------------------------------------------------------------- errors
+@pytest.mark.slow
 def test_missing_model_one_line_exit_2_no_traceback(tmp_path):
     proc = _run_cli(["--checkpoint", "nowhere/rubik_policy_value.pt", "--max-len", "1", "--runs", "1"], cwd=tmp_path)
     assert proc.returncode == 2
@@ -332,6 +338,7 @@ def test_bad_flags_are_argparse_errors(bad, capsys):
     assert "error:" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_help_lists_every_setting(tmp_path):
     proc = _run_cli(["--help"], cwd=tmp_path)
     assert proc.returncode == 0
@@ -372,6 +379,7 @@ def test_every_solver_by_scramble_length(checkpoints, tmp_path, capsys, solver):
         assert rows[0]["solve_rate"] == 1.0
 
 
+@pytest.mark.slow
 def test_solver_by_distance_and_scramble_file(checkpoints, tmp_path, capsys):
     log_dir = tmp_path / "logs"
     base = ["--checkpoint", str(checkpoints["neutral"]), "--log-dir", str(log_dir), *SOLVER_TINY]
@@ -399,6 +407,7 @@ def test_bestfirst_needs_no_model(tmp_path, capsys):
     assert "does not exist" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_solver_mcts_is_the_default(checkpoints, tmp_path, capsys):
     def run(extra, mode):
         log_dir = tmp_path / f"{mode}{len(extra)}"
@@ -436,6 +445,7 @@ def _check_failures(records: list[dict]) -> None:
         assert not is_solved(apply_moves(cube, parse_moves(r["moves"])))
 
 
+@pytest.mark.slow
 def test_all_positions_sample_end_to_end(checkpoints, tmp_path, capsys):
     log_dir = tmp_path / "logs"
     args = ["--checkpoint", str(checkpoints["neutral"]), "--log-dir", str(log_dir), "--all-positions"]
@@ -491,6 +501,7 @@ def canonical_checkpoint(tmp_path_factory) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_all_positions_greedy_on_a_slice(canonical_checkpoint, tmp_path):
     from All_Positions import cubes_at
     from Solvers import greedy_batch
@@ -514,6 +525,7 @@ def model_values(model, cubes) -> np.ndarray:
     return network_fns(model)[0](cubes).astype(np.float64)
 
 
+@pytest.mark.slow
 def test_all_positions_greedy_cli_on_a_slice(canonical_checkpoint, tmp_path, capsys):
     args = ["--checkpoint", str(canonical_checkpoint), "--log-dir", str(tmp_path), "--all-positions"]
     assert evaluate.main([*args, "--solver", "greedy", "--limit", "60", "--max-steps", "5", "--no-progress"]) == 0

@@ -112,6 +112,7 @@ def test_terminal_roots_are_not_searched():
     assert MCTS(None, num_simulations=8, evaluator=uniform_evaluator, game=TICTACTOE).run_batch(won).sum() == 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("search", ["puct", "gumbel"])
 def test_self_play_and_training_step(search):
     torch.manual_seed(0)
@@ -165,6 +166,7 @@ def agent_positions() -> list[np.ndarray]:
     return list(seen.values())
 
 
+@pytest.mark.slow
 def test_search_plays_perfectly():
     """Every move the PUCT search picks (greedy, 1,600 simulations, no network) keeps the minimax
     value, in every position an agent playing perfectly as X or O can meet."""
@@ -218,6 +220,7 @@ def trained_agent(tmp_path_factory):
     return untrained, load_model(str(path))
 
 
+@pytest.mark.slow
 def test_trained_agent_plays_perfectly(trained_agent):
     """The self-play-trained network with a 200-simulation PUCT search keeps the minimax value
     in every position an agent playing perfectly as X or O can meet; the same search with the

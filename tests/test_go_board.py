@@ -280,6 +280,7 @@ def test_legal_masks_commute_with_the_symmetries():
 
 
 # --------------------------------------------------------------------------- against GNU Go
+@pytest.mark.slow
 @needs_gnugo
 @pytest.mark.parametrize("size, moves", [(5, 300), (7, 200)])
 def test_rules_agree_with_gnugo_on_random_games(size, moves):
@@ -298,6 +299,7 @@ def test_the_rules_check_explains_its_flags():
     assert out.returncode == 0 and all(flag in out.stdout for flag in ("--seed", "--moves", "--size"))
 
 
+@pytest.mark.slow
 def test_the_rules_check_refuses_bad_input_with_one_sentence():
     for args in (["--size", "4"], ["--moves", "0"], ["--gnugo", "/nonexistent/gnugo"]):
         out = subprocess.run([sys.executable, CHECK_SCRIPT, *args], capture_output=True, text=True, timeout=60)

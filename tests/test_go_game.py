@@ -62,6 +62,7 @@ def test_symmetries_move_the_stones_and_the_policy_together():
         assert (rows[0, :25] != 0).sum() == 2 and (rows[0, 25:50] != 0).sum() == 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sims", [2, 20, 120])
 def test_puct_search_on_go5_matches_negamax_reference(sims):
     """Positions with captures, a pass that lets the next pass end the game, and a short move cap, so

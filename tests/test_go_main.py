@@ -44,6 +44,7 @@ def tiny_run(tmp_path_factory):
     return folder
 
 
+@pytest.mark.slow
 def test_tiny_run_writes_its_outputs(tiny_run):
     metrics = json.loads((tiny_run / "resumed_logs" / "metrics.json").read_text())
     assert metrics["iterations"] == [1, 2, 3]
@@ -52,18 +53,21 @@ def test_tiny_run_writes_its_outputs(tiny_run):
     assert os.path.isfile(state_path_for(str(tiny_run / "resumed.pt")))
 
 
+@pytest.mark.slow
 def test_resumed_run_equals_one_session(tiny_run, tmp_path):
     assert train(tmp_path, "once", 3) == 0
     a, b = weights(tmp_path / "once.pt"), weights(tiny_run / "resumed.pt")
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
 
 
+@pytest.mark.slow
 def test_two_workers_give_the_weights_of_one_process(tiny_run, tmp_path):
     assert train(tmp_path, "workers", 3, "--workers", "2") == 0
     a, b = weights(tmp_path / "workers.pt"), weights(tiny_run / "resumed.pt")
     assert all(torch.equal(a[k], b[k]) for k in a)
 
 
+@pytest.mark.slow
 def test_sigterm_stops_after_a_commit_and_the_same_command_continues(tiny_run, tmp_path, monkeypatch, capsys):
     real = Go_Run.train_iteration
     calls = []
@@ -102,6 +106,7 @@ def test_other_flags_a_cube_command_and_a_cube_checkpoint_are_refused(tiny_run, 
     assert "apt-get install gnugo" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_match_against_random_and_one_game_shown(tiny_run, tmp_path, capsys):
     model = str(tiny_run / "resumed.pt")
     argv = ["--game", "go5", "--opponent", "random", "--games", "4", "--sims", "4", "--out-dir", str(tmp_path)]
@@ -165,6 +170,7 @@ def test_empty_board_report_reads_the_komi_from_the_agents_own_game(tiny_run, tm
     assert "komi 25.5: network value" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_the_seeds_arena_runs_in_a_training_run(tmp_path, capsys):
     assert train(tmp_path, "gated", 1, "--gate-games", "2", "--gate-threshold", "1") == 0
     line = [x for x in capsys.readouterr().out.splitlines() if x.startswith("iter ")][0]

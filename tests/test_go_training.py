@@ -67,6 +67,7 @@ def test_self_play_games_end_with_outcome_targets_from_the_player_to_move():
         assert targets[-1] == -final  # the last mover's outcome is the opposite of the final state's mover's
 
 
+@pytest.mark.slow
 def test_buffer_keeps_the_last_fraction_of_games():
     torch.manual_seed(0)
     buffer = ReplayBuffer(fraction=0.5, min_games=2)
@@ -144,6 +145,7 @@ def test_the_arena_keeps_a_network_that_scores_over_the_threshold_else_restores_
     assert same == (score == 0.55) and metrics["gate_kept"] == float(score > 0.55)
 
 
+@pytest.mark.slow
 def test_the_arena_scores_its_games_and_repeats_with_its_seed():
     from Go_Training import gate
 
@@ -164,6 +166,7 @@ def same_games(a, b) -> bool:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("search", ["puct", "gumbel"])
 def test_a_game_depends_on_its_seed_only(search):
     """Each game draws from its own seed, so games split over workers are the games played together."""
@@ -236,6 +239,7 @@ def test_a_sampled_side_with_epsilon_one_plays_uniform_moves_other_than_pass():
     assert unvisited > 0
 
 
+@pytest.mark.slow
 def test_a_sampled_side_with_its_own_search_searches_less_and_plays_its_most_visited_at_temperature_zero():
     torch.manual_seed(0)
     recipe = GoRecipe(

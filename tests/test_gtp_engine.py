@@ -34,6 +34,7 @@ def replies(stdout: str) -> list[str]:
     return [block for block in stdout.split("\n\n") if block]
 
 
+@pytest.mark.slow
 def test_a_session_of_every_command(go5_checkpoint):
     commands = "\n".join(
         [
@@ -80,6 +81,7 @@ def test_a_session_of_every_command(go5_checkpoint):
     assert out[20:] == ["=", "? cannot undo", "="]
 
 
+@pytest.mark.slow
 def test_bad_flags_and_model_files_are_one_sentence_and_status_2(go5_checkpoint, tmp_path):
     cube = str(make_checkpoint(tmp_path / "cube.pt"))
     for args, words in (

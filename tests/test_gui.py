@@ -113,6 +113,7 @@ def status_pixels(app: PyGame.App, color) -> int:
 
 
 # --------------------------------------------------------------------------- import, flags
+@pytest.mark.slow
 def test_import_opens_no_window_and_loads_nothing():
     code = "import pygame, PyGame; assert not pygame.display.get_init(); assert pygame.display.get_surface() is None; print('ok')"  # noqa: E501
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
@@ -389,6 +390,7 @@ def test_solve_with_mcts_keeps_the_seed_signature(checkpoints):
     assert np.array_equal(env.cube, start)  # the caller's env is left alone
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scramble", ["R U F' L", "F2 D R'", "U R2 B' L D'", "L' B U2 R"])
 def test_gui_and_test_py_play_the_same_moves(checkpoints, scramble):
     """One solve path (``Self_Play.greedy_solve``, with the root's move history): the GUI
@@ -445,6 +447,7 @@ def _png_size(path: Path) -> tuple[int, int]:
     return struct.unpack(">II", data[16:24])
 
 
+@pytest.mark.slow
 def test_scripted_solve_saves_a_screenshot_and_reports(checkpoints, tmp_path):
     shot = tmp_path / "shots" / "gui.png"
     env = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy")
@@ -500,6 +503,7 @@ def test_bestfirst_solves_without_a_model(make_app, tmp_path):
     assert is_solved(app.cube)
 
 
+@pytest.mark.slow
 def test_scripted_solve_with_the_greedy_solver(checkpoints, tmp_path):
     env = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy")
     cmd = [
@@ -574,6 +578,7 @@ def test_3x3_scramble_and_solve_in_the_window_with_kociemba_beside(make_app, net
     assert len(app.setup_moves) == 7 and not app.puzzle.model.is_solved(app.cube)
 
 
+@pytest.mark.slow
 def test_3x3_scripted_solve_saves_a_screenshot_of_the_solved_cube(tmp_path):
     shot = tmp_path / "gui3.png"
     env = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy")

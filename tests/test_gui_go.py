@@ -223,6 +223,7 @@ def test_the_window_stays_responsive_while_the_agent_thinks(make_app):
 
 
 # --------------------------------------------------------------------------- scripted runs and flags
+@pytest.mark.slow
 def test_scripted_game_to_the_end_shows_stones_score_and_territory(tmp_path):
     shot = tmp_path / "go.png"
     record = "B1 D1 B2 D2 B3 D3 B4 D4 B5 D5 pass pass"  # Black owns column A, White column E, C is neutral
@@ -238,6 +239,7 @@ def test_scripted_game_to_the_end_shows_stones_score_and_territory(tmp_path):
     assert pixel(image, "C3") not in Go_View.TERRITORY.values()  # reaches both colours: nobody's
 
 
+@pytest.mark.slow
 def test_scripted_agent_move_with_a_network(tmp_path):
     torch.manual_seed(0)
     model = tmp_path / "go5.pt"
@@ -251,6 +253,7 @@ def test_scripted_agent_move_with_a_network(tmp_path):
     assert pixel(pygame.image.load(str(shot)), "C3") == Go_View.BLACK_STONE
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "args, words",
     [

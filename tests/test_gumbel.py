@@ -134,6 +134,7 @@ def reference_results(evaluator, roots, sims, max_considered=16, step_reward=-0.
 
 
 # --------------------------------------------------------------------------- equivalence with the reference
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["net", "synthetic"])
 @pytest.mark.parametrize("sims", BUDGETS)
 def test_engine_equals_reference(evaluators, roots, kind, sims):
@@ -316,6 +317,7 @@ def solver(isolated_solver_cache):
     return Optimal_Solver.get_solver()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sims", [16, 32, 50, 200])
 def test_exact_evaluator_always_moves_closer(solver, sims):
     """Without Gumbel noise (greedy evaluation) the chosen move is optimal at every root. With
@@ -333,6 +335,7 @@ def test_exact_evaluator_always_moves_closer(solver, sims):
     assert closer.mean() >= (0.9 if sims < 50 else 0.97)
 
 
+@pytest.mark.slow
 def test_without_step_reward_longer_searches_lose_the_way(solver):
     """Why the step reward: with value 1 at every solved leaf and no cost per move, a
     subtree that found any solution averages towards 1 however long the way, and the chosen

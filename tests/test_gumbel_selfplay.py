@@ -204,6 +204,7 @@ def test_threads_flag_sets_torch_threads_for_the_run_and_restores_them():
         parse_args(["--threads", "-1"])
 
 
+@pytest.mark.slow
 def test_alphazero_recipe_runs_and_resumes_like_an_uninterrupted_run(tmp_path):
     tiny = ["--recipe", "alphazero", "--episodes-per-iter", "6", "--sims", "4", "--skip-eval"]
     (tmp_path / "a").mkdir()
@@ -221,6 +222,7 @@ def test_alphazero_recipe_runs_and_resumes_like_an_uninterrupted_run(tmp_path):
     assert a["losses"] == pytest.approx(b["losses"], rel=1e-5)
 
 
+@pytest.mark.slow
 def test_time_budget_stops_a_run_and_its_resumption(tmp_path):
     """--time-budget (the preset's 90 minutes): no iteration starts once the completed ones took
     that long, counted over every session of the run (saved in the training state)."""
@@ -234,6 +236,7 @@ def test_time_budget_stops_a_run_and_its_resumption(tmp_path):
     assert out.returncode == 0 and "Nothing to train" in out.stdout and "iter " not in out.stdout
 
 
+@pytest.mark.slow
 def test_shipped_selfplay_model_solves_far_positions_with_the_gumbel_solver():
     """pretrained/alphazero_selfplay.pt (the preset's own run) through --solver gumbel at 200
     simulations, as docs/alphazero_selfplay.md measures it: 24 positions 12-14 moves out, drawn

@@ -65,10 +65,12 @@ def test_circles_finds_a_circle_and_only_it():
     assert circles({"a": {"b"}, "b": set()}) == []
 
 
+@pytest.mark.slow
 def test_the_import_graph_has_no_circles():
     assert circles(import_graph()) == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("module", ENGINE)
 def test_the_engine_imports_no_cube_module_no_script_and_not_cli(module):
     """The search modules are held to more (no ``Puzzles`` either) in test_game_engine; the registry
@@ -88,12 +90,14 @@ def _fresh(code: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.slow
 def test_every_module_imports_in_a_fresh_interpreter():
     code = f"import importlib\nfor m in {MODULES!r}:\n    importlib.import_module(m)\n"
     out = _fresh(code)
     assert out.returncode == 0, out.stderr
 
 
+@pytest.mark.slow
 def test_cli_loads_no_model_and_no_torch():
     assert not import_graph()["Cli"] & {"Policy_Value_Net", "Puzzles"}
     out = _fresh("import sys, Cli; print(sorted({'torch', 'Policy_Value_Net', 'Puzzles'} & set(sys.modules)))")

@@ -123,6 +123,7 @@ def test_curriculum_window_slides_and_steps_by_two_then_one():
     assert c.recent == []  # cleared even when the length can grow no more
 
 
+@pytest.mark.slow
 def test_bad_flags_exit_2(tmp_path):
     out = run_main(tmp_path, "--num-iters", "0")
     assert out.returncode == 2 and "num-iters" in out.stderr
@@ -132,6 +133,7 @@ def test_bad_flags_exit_2(tmp_path):
 
 
 # ---------------------------------------------------------------- end to end
+@pytest.mark.slow
 def test_tiny_run_writes_every_output(tmp_path):
     out = run_main(
         tmp_path,
@@ -173,6 +175,7 @@ def test_tiny_run_writes_every_output(tmp_path):
     assert not [p for p in tmp_path.rglob("*") if p.name.startswith(".tmp-")]  # no temp files left
 
 
+@pytest.mark.slow
 def test_resume_gives_the_same_run_as_no_interruption(tmp_path):
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
@@ -187,6 +190,7 @@ def test_resume_gives_the_same_run_as_no_interruption(tmp_path):
     assert a["losses"] == pytest.approx(b["losses"], rel=1e-5)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("extra", [[], ["--keep-optimizer", "--canonical-orientation", "--double-estimate"]])
 def test_lookahead_targets_run_and_resume_like_an_uninterrupted_run(tmp_path, extra):
     look = ["--targets", "lookahead", "--states-per-iter", "64", "--value-weight", "300", "--skip-eval", *extra]
@@ -207,6 +211,7 @@ def test_lookahead_targets_run_and_resume_like_an_uninterrupted_run(tmp_path, ex
     assert ("optimizer" in state) == ("--keep-optimizer" in extra)
 
 
+@pytest.mark.slow
 def test_canonical_orientation_run_saves_a_marked_checkpoint_and_starts_from_plain_weights(tmp_path):
     look = ["--targets", "lookahead", "--states-per-iter", "64", "--value-weight", "300", "--skip-eval"]
     assert run_main(tmp_path, "--num-iters", "1", *look).returncode == 0
@@ -222,6 +227,7 @@ def test_canonical_orientation_run_saves_a_marked_checkpoint_and_starts_from_pla
     assert "canonical_orientation" in torch.load(tmp_path / "m.pt", weights_only=True)
 
 
+@pytest.mark.slow
 def test_canonical_symmetry_run_saves_a_marked_checkpoint_and_refuses_the_double_estimate(tmp_path):
     look = ["--targets", "lookahead", "--states-per-iter", "64", "--value-weight", "300", "--skip-eval"]
     out = run_main(tmp_path, "--num-iters", "1", "--canonical-symmetry", "--double-estimate", *look)
@@ -236,6 +242,7 @@ def test_canonical_symmetry_run_saves_a_marked_checkpoint_and_refuses_the_double
     assert out.returncode == 2 and "--double-estimate" in out.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_signal_saves_state_and_the_next_run_continues(tmp_path, sig):
     cmd = [
@@ -273,6 +280,7 @@ def test_signal_saves_state_and_the_next_run_continues(tmp_path, sig):
     assert metrics["iterations"] == list(range(1, done + 2))
 
 
+@pytest.mark.slow
 def test_damaged_state_or_checkpoint_gives_one_line_and_exit_2(tmp_path):
     (tmp_path / "m.train_state.pt").write_bytes(b"not a torch file")
     out = run_main(tmp_path, "--num-iters", "1", "--skip-eval")
@@ -283,6 +291,7 @@ def test_damaged_state_or_checkpoint_gives_one_line_and_exit_2(tmp_path):
     assert out.returncode == 2 and "corrupt" in out.stderr and "Traceback" not in out.stderr
 
 
+@pytest.mark.slow
 def test_fresh_run_moves_old_logs_aside(tmp_path):
     assert run_main(tmp_path, "--num-iters", "2", "--skip-eval").returncode == 0
     out = run_main(tmp_path, "--num-iters", "1", "--skip-eval", "--fresh")
@@ -293,6 +302,7 @@ def test_fresh_run_moves_old_logs_aside(tmp_path):
     assert len(old) == 1 and json.loads(old[0].read_text())["iterations"] == [1, 2]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("targets", ["adi", "scramble"])
 def test_seed_targets_train_with_the_loop_and_the_greedy_solve_rate(tmp_path, targets):
     out = run_main(tmp_path, "--num-iters", "2", "--targets", targets, "--states-per-iter", "64", "--skip-eval")
@@ -306,6 +316,7 @@ def test_seed_targets_train_with_the_loop_and_the_greedy_solve_rate(tmp_path, ta
     assert (tmp_path / "m.train_state.pt").is_file()
 
 
+@pytest.mark.slow
 def test_sweep_targets_resume_with_the_saved_best_depth(tmp_path):
     from All_Positions import NUM_CLASSES
     from Value_Sweep import NEVER
@@ -333,6 +344,7 @@ def test_sweep_targets_resume_with_the_saved_best_depth(tmp_path):
     assert len(out.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_exact_recipe_trains_a_distance_network(tmp_path):
     from Policy_Value_Net import load_model
 

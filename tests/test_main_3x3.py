@@ -120,6 +120,7 @@ def test_cosine_time_anneals_over_the_time_budget():
     assert learning_rate(cos, 2, 1e9) == pytest.approx(1e-5 + 0.5 * (1e-3 - 1e-5) * (1 + math.cos(math.pi / 2)))
 
 
+@pytest.mark.slow
 def test_3x3_diffusion_run_writes_its_outputs_and_resumes_like_an_uninterrupted_run(tmp_path):
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
@@ -145,6 +146,7 @@ def test_3x3_diffusion_run_writes_its_outputs_and_resumes_like_an_uninterrupted_
     assert "optimizer" in state  # the recipe keeps one Adam for the run
 
 
+@pytest.mark.slow
 def test_3x3_scramble_run_and_a_2x2_model_refused(tmp_path):
     args = [*TINY_3X3, "--targets", "scramble", "--value-loss", "mse", "--distance-classes", "0", "--num-iters", "1"]
     out = run_main(tmp_path, *args)
@@ -157,6 +159,7 @@ def test_3x3_scramble_run_and_a_2x2_model_refused(tmp_path):
     assert "two.pt holds a network for the 2x2, not the 3x3" in refused.stderr
 
 
+@pytest.mark.slow
 def test_the_shipped_3x3_model_solves_a_scramble_with_a_small_beam(tmp_path):
     """``pretrained/rubik3x3_policy_value.pt`` (``--recipe 3x3``): a beam of 300 ranked by its
     value solves a 14-move scramble, the solution replayed on the cube by ``test.py``."""

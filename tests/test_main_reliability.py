@@ -142,6 +142,7 @@ def save_with_flags(state: dict, path="m.train_state.pt", **flags) -> None:
     torch.save(state, path)
 
 
+@pytest.mark.slow
 def test_non_finite_loss_stops_without_saving_the_iteration(capsys, reference):
     Path("m.pt").write_bytes((reference / "m.pt").read_bytes())
     # The run resumed with --lr 1e12 is one that had it all along: other flags are refused.
@@ -157,6 +158,7 @@ def test_non_finite_loss_stops_without_saving_the_iteration(capsys, reference):
 
 
 # ---------------------------------------------------------------- 3. + 4. + 14. commit point, lock, temps
+@pytest.mark.slow
 def test_kill_after_the_last_commit_is_repaired_and_the_lock_guards_the_checkpoint(capsys, reference):
     child = start_child("--num-iters", "3", **{main.PAUSE_AFTER_COMMIT_ENV: "3:60"})
     try:
@@ -211,6 +213,7 @@ def test_lock_is_released_on_sigterm_and_errors(capsys):
 
 
 # ---------------------------------------------------------------- kill -9 at random moments
+@pytest.mark.slow
 def test_sigkill_at_random_moments_then_a_rerun_equals_an_uninterrupted_run(capsys, reference):
     t0 = time.time()
     assert run(capsys, "--num-iters", "1")[0] == 0  # times one iteration here
@@ -315,6 +318,7 @@ EXPECTED = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("what", list(EXPECTED))
 def test_an_inconsistent_training_state_is_refused_before_resuming(capsys, reference, what):
     state = _damage(torch.load(reference / "m.train_state.pt", weights_only=True), what)
@@ -326,6 +330,7 @@ def test_an_inconsistent_training_state_is_refused_before_resuming(capsys, refer
 
 
 # ---------------------------------------------------------------- issue 28: saved flags, memory, shapes
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "flags, used, asked",
     [
@@ -407,6 +412,7 @@ def test_unusable_output_paths_are_refused_before_any_work(capsys, flags, words)
 
 
 # ---------------------------------------------------------------- issue 28: one run per identity
+@pytest.mark.slow
 def test_every_name_of_a_live_run_and_its_log_folder_are_refused(capsys):
     child = start_child("--num-iters", "1", **{main.PAUSE_AFTER_COMMIT_ENV: "1:60"})
     try:
@@ -429,6 +435,7 @@ def test_every_name_of_a_live_run_and_its_log_folder_are_refused(capsys):
     assert Path("alias.pt").is_symlink() and state_iteration() == 2
 
 
+@pytest.mark.slow
 def test_a_run_killed_before_its_first_iteration_is_not_archived(capsys, monkeypatch):
     class Killed(Exception):
         pass

@@ -151,6 +151,7 @@ def reference_results(model, memo, reference_evaluate, roots):
 
 
 # --------------------------------------------------------------------------- equivalence with the reference
+@pytest.mark.slow
 @pytest.mark.parametrize("sims", [50, 200])
 def test_batched_engine_equals_reference(model, roots, reference_results, sims):
     cubes, masks, lasts, counts = roots
@@ -166,6 +167,7 @@ def test_batched_engine_equals_reference(model, roots, reference_results, sims):
     assert max(len(call) for call in evaluator.calls) <= NUM_ROOTS
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sims", [50, 200])
 def test_engine_with_network_evaluator_and_cache_equals_reference(model, roots, reference_results, sims):
     """The production path: ``MCTS(model)`` builds a caching ``NetworkEvaluator``."""
@@ -206,6 +208,7 @@ def test_network_evaluator_matches_the_network_with_and_without_cache(model):
     assert cached.network_states == 33
 
 
+@pytest.mark.slow
 def test_illegal_root_actions_never_visited(model, memo, reference_evaluate):
     rng = np.random.default_rng(7)
     batch = 6
@@ -222,6 +225,7 @@ def test_illegal_root_actions_never_visited(model, memo, reference_evaluate):
     np.testing.assert_array_equal(visits, np.stack([ref.run(c, m) for c, m in zip(cubes, masks)]))
 
 
+@pytest.mark.slow
 def test_run_equals_run_batch_of_one_root(model):
     cube = apply_moves(solved_cube(), parse_moves("F R' U L D' B R"))
     mask = legal_action_mask(2, 1)  # as if the last move were R

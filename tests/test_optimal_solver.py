@@ -237,6 +237,7 @@ def run_cli(cache_dir: Path, *args: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_cli(solver, cache_dir):
     out = run_cli(cache_dir, "--scramble", "R U F'")
     assert out.returncode == 0, out.stderr

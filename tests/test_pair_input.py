@@ -107,6 +107,7 @@ def test_a_pair_network_is_saved_and_loaded_as_it_is(tmp_path, name):
         load_model(str(tmp_path / "net.pt"), puzzle=other)
 
 
+@pytest.mark.slow
 def test_the_3x3_recipe_trains_a_pair_network_and_a_run_keeps_its_own(tmp_path):
     from test_main_3x3 import TINY_3X3, run_main
 

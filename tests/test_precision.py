@@ -69,6 +69,7 @@ def test_bf16_beam_solves_and_the_flag_reaches_the_solver():
     assert exit_info.value.code == 2
 
 
+@pytest.mark.slow
 def test_bf16_training_learns_and_fp32_training_is_unchanged():
     """Training under bf16 autocast lowers the loss as fp32 does (float32 weights and losses); the fp32
     path gives the same weights as before, bit for bit, with the same seed."""

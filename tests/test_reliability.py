@@ -227,6 +227,7 @@ def test_broken_pipe_stops_printing_quietly_and_finishes(tmp_path):
     assert err == "" and result.read_text() == "done"
 
 
+@pytest.mark.slow
 def test_full_stdout_is_one_sentence_exit_2(tmp_path):
     result, device = tmp_path / "result.txt", tmp_path / "full"
     try:  # a node with /dev/full's numbers under tmp_path: /dev itself is never touched

@@ -292,6 +292,7 @@ def test_kociemba_undoes_one_quarter_turn(action):
     assert K.solve(E3.apply_move_idx(E3.SOLVED_STICKERS, action)) == [action ^ 1]
 
 
+@pytest.mark.slow
 def test_kociemba_solutions_solve_our_cubes():
     import kociemba
 
@@ -423,6 +424,7 @@ def test_solvers_never_claim_an_unverified_solve(near_table):
     assert not any(r.solved for r in results)
 
 
+@pytest.mark.slow
 def test_network_solvers_and_refusals():
     torch.manual_seed(0)
     net3 = PolicyValueNet(obs_dim=P3.obs_dim)
@@ -512,6 +514,7 @@ def runner():
     return module
 
 
+@pytest.mark.slow
 def test_scripts_refuse_a_bad_puzzle_in_one_line(tmp_path):
     """End to end, as a user sees it: one line on stderr, exit status 2, no traceback, no files."""
     for script in ("evaluate.py", "test.py"):
@@ -572,6 +575,7 @@ def test_3x3_without_solver_flags_gets_its_default_solver(runner):
         assert args.solver == "mcts" and o.max_moves == 40 and _budgets(o) == _budgets(S.SolverOptions())
 
 
+@pytest.mark.slow
 def test_evaluate_3x3_scramble_file_and_lengths(tmp_path, capsys):
     import evaluate
 

@@ -62,6 +62,7 @@ def test_int_in_bounds():
             parse(bad)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("script", ["main.py", "evaluate.py", "test.py", "PyGame.py"])
 def test_every_script_rejects_a_bad_device_in_one_sentence(script, tmp_path):
     env = dict(os.environ, SDL_VIDEODRIVER="dummy")

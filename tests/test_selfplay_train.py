@@ -52,6 +52,7 @@ def reference_dataset(start_cubes, evaluate_one, sims, max_steps):
     return data, float(np.mean(solved))
 
 
+@pytest.mark.slow
 def test_greedy_self_play_equals_one_episode_at_a_time():
     batch_eval, one_eval = rounded_evaluators(1)
     starts, _ = batch_scramble(np.random.default_rng(3), 6, 3)

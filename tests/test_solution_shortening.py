@@ -38,6 +38,7 @@ def test_ball_has_the_known_quarter_turn_counts_and_its_sequences_reach_its_posi
         assert np.array_equal(P3.replay(P3.solved, moves), P3.solved[perms[node]])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("puzzle_name", ["3x3", "2x2"])
 def test_shorten_gives_the_optimal_length_of_paths_within_its_reach(puzzle_name):
     puzzle, rng = get_puzzle(puzzle_name), np.random.default_rng(1)

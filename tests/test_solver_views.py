@@ -73,6 +73,7 @@ def noisy_value(cubes: np.ndarray) -> np.ndarray:
     return (cubes == P3.solved).mean(axis=1) + hashed / 4000
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("solver", ["beam", "greedy"])
 def test_the_best_of_views_is_a_replayed_solution_never_longer_than_the_first_view(solver):
     cubes, _ = scrambles(P3, np.random.default_rng(3), 12, 6)
@@ -109,6 +110,7 @@ def test_the_scripts_refuse_views_a_solver_or_puzzle_lacks(flags, message, capsy
     assert S.options_from_args(evaluate.parse_args(["--puzzle", "3x3", "--views", "96"])).views == 96
 
 
+@pytest.mark.slow
 def test_stopping_a_cubes_other_views_once_one_solved_keeps_every_solution_and_saves_states():
     """The beam stops a cube's other views once one has solved it (``siblings``): they are a depth deeper by
     then, so the shortest solution, which is all ``solve_from_views`` keeps, is the same as when every view
@@ -126,6 +128,7 @@ def test_stopping_a_cubes_other_views_once_one_solved_keeps_every_solution_and_s
     assert sum(r.nodes for r in stopped) < 0.95 * sum(r.nodes for r in full)
 
 
+@pytest.mark.slow
 def test_the_view_stop_bench_runs_and_finds_the_same_solutions(capsys):
     import sys
     from pathlib import Path
@@ -138,6 +141,7 @@ def test_the_view_stop_bench_runs_and_finds_the_same_solutions(capsys):
     assert out.count("cube ") == 2 and out.count(" | without: ") == 2 and "without / with: " in out
 
 
+@pytest.mark.slow
 def test_the_end_table_bench_runs(capsys):
     import sys
     from pathlib import Path

@@ -246,6 +246,7 @@ def test_lockstep_shares_a_rounds_time_by_the_states_each_search_had_read():
     assert np.allclose(three, 3 * one, rtol=0.05) and np.all(one > 0.002)
 
 
+@pytest.mark.slow
 def test_wrong_values_never_claim_a_solve(by_distance, solver):
     rng = np.random.default_rng(0)
 
@@ -588,6 +589,7 @@ def same_steps(got, want) -> list[int]:
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fn_name", ["exact", "random table", "tied table", "memoised net"])
 @pytest.mark.parametrize("width", [1, 8, 32])
 def test_beam_lockstep_matches_one_cube_at_a_time(lockstep_cubes, value_tables, fn_name, width):
@@ -604,6 +606,7 @@ def test_beam_lockstep_matches_one_cube_at_a_time(lockstep_cubes, value_tables, 
     assert same_steps(alone, want[::6]) == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fn_name", ["exact", "tied table"])
 @pytest.mark.parametrize("width", [1, 8])
 def test_beam_by_position_matches_its_reference(lockstep_cubes, value_tables, fn_name, width):
@@ -662,6 +665,7 @@ def test_network_with_value_is_one_forward_of_both_heads(lockstep_cubes):
     np.testing.assert_array_equal(both[:, 1:], policy_fn(cubes))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fn_name", ["exact", "random table", "tied table", "memoised net"])
 @pytest.mark.parametrize(("lam", "batch"), [(0.6, 100), (1.0, 1), (1.0, 10), (0.3, 7)])
 def test_astar_lockstep_matches_one_cube_at_a_time(lockstep_cubes, value_tables, fn_name, lam, batch):
@@ -678,6 +682,7 @@ def test_astar_lockstep_matches_one_cube_at_a_time(lockstep_cubes, value_tables,
     assert same_steps(alone, want[::6]) == []
 
 
+@pytest.mark.slow
 def test_lockstep_exact_optimal_and_one_call_per_step(lockstep_cubes, exact, solver):
     cubes = lockstep_cubes[0]
     calls = []
@@ -703,6 +708,7 @@ def test_lockstep_exact_optimal_and_one_call_per_step(lockstep_cubes, exact, sol
         assert lockstep_calls == max(alone) < sum(alone)
 
 
+@pytest.mark.slow
 def test_lockstep_groups_bound_the_network_batch(lockstep_cubes, exact):
     cubes = lockstep_cubes[0]
     sizes = []
@@ -795,6 +801,7 @@ def test_beam_keys_are_the_exact_keys_or_their_hash(lockstep_cubes):
     assert len(np.unique(keys)) == len(np.unique(three.state_keys(children))) == len(children)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fn_name", ["random table", "memoised net"])
 def test_widening_beam_keeps_the_shortest_of_its_widths(lockstep_cubes, value_tables, fn_name):
     """Widening from width 1 to 16 (no time pressure) returns, per cube, the shortest solution of

@@ -161,6 +161,7 @@ def test_scramble_len_zero_is_already_solved(checkpoints):
 
 
 # --------------------------------------------------------------------------- errors
+@pytest.mark.slow
 def test_missing_model_one_line_exit_2_no_traceback(tmp_path):
     proc = subprocess.run(
         [sys.executable, str(REPO / "test.py"), "--checkpoint", "nowhere.pt"],
@@ -203,6 +204,7 @@ def test_bad_flags_are_argparse_errors(bad, capsys):
     assert "error:" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_a_reader_that_stops_early_is_no_error(tmp_path, checkpoints):
     # `python test.py | head -2`: the pipe closes while the episode is still being printed.
     proc = subprocess.Popen(
@@ -226,6 +228,7 @@ def test_a_reader_that_stops_early_is_no_error(tmp_path, checkpoints):
     assert proc.wait(timeout=120) == 0 and "Traceback" not in err and "BrokenPipe" not in err
 
 
+@pytest.mark.slow
 def test_help_and_imports_have_no_side_effects(tmp_path):
     proc = subprocess.run(
         [sys.executable, str(REPO / "test.py"), "--help"], cwd=tmp_path, capture_output=True, text=True, timeout=120

@@ -2,6 +2,7 @@
 network, the scramble-depth bound."""
 
 import numpy as np
+import pytest
 import torch
 
 import Value_Sweep as vs
@@ -54,6 +55,7 @@ def test_exact_values_give_exact_targets():
     assert (get_solver().batch_distance(best) == dist - 1).all()
 
 
+@pytest.mark.slow
 def test_depth_bound_and_state():
     sweeper = vs.Sweeper()
     torch.manual_seed(0)

@@ -93,6 +93,7 @@ def test_sweep_refuses_workers(capsys, tmp_path, monkeypatch):
     assert "--targets sweep" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_default_runs_never_import_ray(tmp_path, checkpoints):
     code = (
         "import sys, main, evaluate\n"
@@ -110,12 +111,14 @@ def test_default_runs_never_import_ray(tmp_path, checkpoints):
 
 
 # ---------------------------------------------------------------- local workers
+@pytest.mark.slow
 def test_evaluate_with_two_workers_equals_one(tmp_path, checkpoints, local2):
     one = solve(tmp_path, checkpoints["random"])
     assert [r["solution"] for r in one] == [r["solution"] for r in local2["solve"]]
     assert one == local2["solve"]
 
 
+@pytest.mark.slow
 def test_resume_with_workers_gives_the_uninterrupted_run(tmp_path, local2):
     metrics, weights = local2["selfplay"]
     train(tmp_path, 1, "--workers", "2")
