@@ -89,6 +89,7 @@ def test_sigterm_stops_after_a_commit_and_the_same_command_continues(tiny_run, t
     assert all(torch.equal(a[k], b[k]) for k in a)
 
 
+@pytest.mark.slow
 def test_other_flags_a_cube_command_and_a_cube_checkpoint_are_refused(tiny_run, tmp_path, capsys):
     assert train(tiny_run, "resumed", 3, "--games", "3") == 2
     assert "--games 2" in capsys.readouterr().err

@@ -199,6 +199,7 @@ def test_atomic_write_names_its_temp_file_with_the_pid(tmp_path):
     assert seen[0].startswith(f".tmp-{os.getpid()}-") and seen[0].endswith("x.bin")
 
 
+@pytest.mark.slow
 def test_lock_is_released_on_sigterm_and_errors(capsys):
     child = start_child("--num-iters", "50")
     wait_for(lambda: state_iteration() == 1, timeout=120)

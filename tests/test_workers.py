@@ -138,6 +138,7 @@ def local_ray():
     ray.shutdown()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("targets", ["selfplay", "lookahead"])
 def test_ray_workers_give_the_numbers_of_local_workers(tmp_path, local2, local_ray, targets):
     extra = LOOKAHEAD if targets == "lookahead" else []
