@@ -66,6 +66,10 @@ class Game(Protocol):
     def symmetries(self, inputs: np.ndarray, policies: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
         """The equivalent ``(inputs, policies)`` batches, the given one first."""
 
+    # Optional: ``with_room(state, moves) -> State``, the state made ready for ``moves`` more steps. A game
+    # whose state arrays grow with the game (Go's superko history) has it; ``Search_Tree`` calls it at the
+    # root, so that every state of one tree has the same array widths.
+
 
 DEFAULT_GAME = "2x2"
 #: Where the built-in games live: ``name -> (module, the module's table of its games)``. The interface

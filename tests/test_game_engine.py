@@ -204,8 +204,9 @@ def trained_agent(tmp_path_factory):
     one saved with ``save_checkpoint`` and read back with ``load_model`` (``weights_only=True``).
     About 25 s on one core. 40 rounds, not the 25 that sufficed on one AMD CPU: after 25 rounds 3 to 7
     of the 3,232 positions still failed on an AVX-512 CPU (seeds 0 and 1, whose float rounding drives
-    the self-play games apart); after 40 none fails at 50, 100 or 200 simulations on seeds 0-2, on
-    AVX-512 and under ATEN_CPU_CAPABILITY=default and avx2 (docs/reproducibility.md)."""
+    the self-play games apart); after 40 none fails at 100 or 200 simulations (the test's) on seeds 0-2 on
+    AVX-512 and seeds 0-1 under ATEN_CPU_CAPABILITY=default and avx2, and at 50 one position once
+    (docs/reproducibility.md)."""
     torch.manual_seed(0)
     model = PolicyValueNet(18, 9, hidden_sizes=(128, 128)).eval()
     untrained = copy.deepcopy(model)
