@@ -47,7 +47,6 @@ import torch.nn.functional as F
 
 from Games import GAMES
 from Pair_Input import CubiePairs, obs_dim_of_table
-from Precision import eval_mode  # noqa: F401  (the network's users read it here too)
 from Puzzles import PUZZLES, get_puzzle
 from Rubik2x2Env import (
     NUM_ACTIONS,

@@ -218,7 +218,7 @@ def check_networks(work: Path, args, say) -> list[str]:
         "go5": load_go_model(str(ROOT / "pretrained" / "go5_policy_value.pt"), device="cpu"),
     }
     for name, model in models.items():
-        inputs = network_inputs(name, model, rng)
+        inputs = network_inputs(name, rng)
         outs = {}
         for label, device in both_devices(args):
             with torch.inference_mode():
@@ -233,7 +233,7 @@ def check_networks(work: Path, args, say) -> list[str]:
     return failures
 
 
-def network_inputs(name: str, model, rng):
+def network_inputs(name: str, rng):
     """4,096 inputs the network was trained on: random-walk cubes, or Go positions from random play."""
     import numpy as np
     import torch
@@ -349,7 +349,7 @@ def check_speed(work: Path, args, say) -> list[str]:
     from Policy_Value_Net import load_model
 
     model = load_model(str(ROOT / "pretrained" / "rubik3x3_policy_value.pt"), "cpu", puzzle="3x3")
-    inputs = network_inputs("3x3", model, np.random.default_rng(args.seed))
+    inputs = network_inputs("3x3", np.random.default_rng(args.seed))
     rates = {}
     for label, device in both_devices(args):
         model.to(device).eval()
