@@ -47,7 +47,9 @@ def field_flag(parser: argparse.ArgumentParser, field: dataclasses.Field) -> Non
     elif isinstance(default, float) or field.name == "komi":
         parser.add_argument(flag, type=Cli.nonnegative_float, default=default, help=help_text)
     else:
-        parser.add_argument(flag, type=Cli.int_in(0, 10**6), default=default, help=help_text)
+        # A game of no move is no game (the board refuses it): --max-moves starts at 1.
+        lowest = 1 if field.name == "max_moves" else 0
+        parser.add_argument(flag, type=Cli.int_in(lowest, 10**6), default=default, help=help_text)
 
 
 def build_parser(description: str | None = None) -> Cli.ArgumentParser:
@@ -68,8 +70,9 @@ def build_parser(description: str | None = None) -> Cli.ArgumentParser:
         help="minutes of training in all, every session of the run together (0: no limit)",
     )
     parser.add_argument("--seed", type=Cli.seed, default=0, help="seed of every random choice")
-    parser.add_argument("--checkpoint", type=Cli.nonempty_path, help="model file (default: goN_policy_value.pt)")
-    parser.add_argument("--log-dir", type=Cli.nonempty_path, help="metrics, chart, TensorBoard (training_logs_goN)")
+    # Checked with the cube's (Run_Files.check_output_paths), before any work: one sentence for both.
+    parser.add_argument("--checkpoint", help="model file (default: goN_policy_value.pt)")
+    parser.add_argument("--log-dir", help="metrics, chart, TensorBoard (training_logs_goN)")
     parser.add_argument(
         "--snapshot-every", type=Cli.int_in(0, 10**6), default=25, help="keep a copy of the model every K iterations"
     )
@@ -92,8 +95,8 @@ def parse_args(argv=None, description: str | None = None) -> argparse.Namespace:
     if args.game is None:
         parser.error("--game is required (go5, go7 or go9) unless a Go --recipe names the board")
     size = GO_SIZES[args.game]
-    args.checkpoint = args.checkpoint or f"go{size}_policy_value.pt"
-    args.log_dir = args.log_dir or f"training_logs_go{size}"
+    args.checkpoint = f"go{size}_policy_value.pt" if args.checkpoint is None else args.checkpoint
+    args.log_dir = f"training_logs_go{size}" if args.log_dir is None else args.log_dir
     checks = [
         (args.time_budget <= MAX_BUDGET_MINUTES, f"--time-budget is at most {MAX_BUDGET_MINUTES:g} minutes"),
         (args.games >= 1 and args.simulations >= 1, "--games and --simulations must be at least 1"),

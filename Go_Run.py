@@ -1,54 +1,37 @@
-"""Go training as ``main.py --game goN`` runs it: Go_Training's iterations (self-play, replay buffer, SGD),
-crash-safe and resumable as the cube runs are (Run_State.py's locks, signal guard, output checks and
-saved-flag comparison).
-
-Each iteration ends with its commit: the training state file (``<checkpoint less .pt>.train_state.pt``:
-network, optimizer, learning-rate schedule, replay buffer, random generator, metrics, seconds trained,
-flags) is written atomically first; the checkpoint, ``metrics.json``, the chart and every
-``--snapshot-every``-th copy of the model (``<root>_iterNNNN.pt``, for matches over training) follow
-from it and are rewritten from it when a run resumes. SIGINT or SIGTERM waits for a commit to finish,
-then ends the run with ``interrupted`` (exit status 130); the same command continues it, with the same
-flags (only ``--num-iters``, ``--time-budget``, the files and ``--fresh`` may change).
+"""Go training as ``main.py --game goN`` runs it: ``GoTrainer`` gives Run_Loop.py (the loop every game's
+training shares: commits, locks, resume, repair, time budget, snapshots) Go_Training's iterations (self-play,
+the game buffer, SGD), the Go parts of the training state file (``go_size``, the learning-rate schedule, the
+buffer's games) and their checks before a run resumes, and the memory its flags need.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+import contextlib
+import math
 import os
 import time
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import torch
 
-import Cli
 import Go_Args
 import Workers
 from Go_Net import GoNet, load_go_model
-from Go_Training import GoRecipe, ReplayBuffer, make_optimizer, recipe_table, train_iteration
+from Go_Training import GameBuffer, GoRecipe, make_optimizer, recipe_table, train_iteration
 from Plot_Scatter import MetricsLogger, pyplot, save_figure
-from Policy_Value_Net import CheckpointError, save_checkpoint, unusable_tensor
-from Run_IO import OutputError, atomic_write
-from Run_State import (
-    Interrupted,
-    InterruptGuard,
-    RunError,
-    all_finite,
-    archive_old_logs,
-    check_output_paths,
-    check_saved_flags,
-    remove_temps_of_killed_runs,
-    run_locks,
-    state_path_for,
-)
+from Policy_Value_Net import CheckpointError
+from Run_Files import check_memory_needs, is_int
+from Run_Loop import check_finite, rng_from_state
 
 GO_STATE_VERSION = 1
 #: One list per metric, one entry per iteration (metrics.json).
 GO_METRIC_KEYS = (
     "iterations", "losses", "policy_losses", "value_losses", "black_wins", "mean_lengths", "games_played", "minutes",
 )  # fmt: skip
+#: Go's parts of every training state (besides Run_Loop.STATE_KEYS).
+GO_STATE_KEYS = ("go_size", "optimizer", "scheduler", "buffer_games_added", "buffer")
 
 
 @dataclass
@@ -58,7 +41,7 @@ class GoRun:
     model: GoNet
     optimizer: torch.optim.Optimizer
     scheduler: torch.optim.lr_scheduler.LRScheduler
-    buffer: ReplayBuffer
+    buffer: GameBuffer
     rng: np.random.Generator
     metrics: dict[str, list]
     iteration: int = 0
@@ -110,160 +93,194 @@ class GoMetricsLogger(MetricsLogger):
         return path
 
 
-# --------------------------------------------------------------------------- the training state
-def state_to_dict(run: GoRun, args: argparse.Namespace) -> dict:
-    games = run.buffer.games
-    return {
-        "version": GO_STATE_VERSION,
-        "go_size": Go_Args.GO_SIZES[args.game],
-        "iteration": run.iteration,
-        "seconds": run.seconds,
-        "rng": json.dumps(run.rng.bit_generator.state),
-        "model": {k: v.detach().cpu() for k, v in run.model.state_dict().items()},
-        "optimizer": run.optimizer.state_dict(),
-        "scheduler": run.scheduler.state_dict(),
-        "buffer_games_added": run.buffer.games_added,
-        # np.require copies only arrays torch cannot share: strided ones, and read-only ones (Ray's workers'
-        # results come back read-only from its object store).
-        "buffer": [[torch.from_numpy(np.require(part, requirements=("C", "W"))) for part in game] for game in games],
-        "metrics": run.metrics,
-        "args": json.dumps(vars(args)),
-    }
-
-
-def save_state(path: str, run: GoRun, args: argparse.Namespace) -> None:
-    state = state_to_dict(run, args)
-    atomic_write(path, lambda f: torch.save(state, f))
-
-
-def state_problem(state, args: argparse.Namespace) -> str | None:
-    """What makes ``state`` no Go training state of this run's board (a phrase), or None."""
-    if not isinstance(state, dict):
-        return f"is not a training state (it holds a {type(state).__name__})"
-    if "go_size" not in state:
-        return "is a cube run's training state, not a Go one"
-    if state.get("version") != GO_STATE_VERSION:
-        return "has an unknown format (not a Go training state of this version of main.py)"
-    if state["go_size"] != Go_Args.GO_SIZES[args.game]:
-        return f"belongs to a {state['go_size']}x{state['go_size']} run, not --game {args.game}"
-    problem = unusable_tensor(state)
-    if problem is not None:
-        return f"is damaged: {problem}"
-    if not isinstance(state.get("iteration"), int) or state["iteration"] < 1:
-        return "has no completed iteration"
+# --------------------------------------------------------------------------- the checks of a saved state
+def buffer_problem(games, recipe: GoRecipe) -> str | None:
+    """What is wrong with a saved game buffer of this recipe's board (a phrase), or None: per game the
+    evaluator rows (int8 points and player to move), visit-count policies over the board's moves, outcomes."""
+    game = recipe.game()
+    width, actions = len(game.eval_input(game.initial_state(1))[0]), game.num_actions
+    if not isinstance(games, list) or not all(isinstance(g, list | tuple) and len(g) == 3 for g in games):
+        return "has a game buffer that is not a list of games (rows, policies, values)"
+    for rows, pis, zs in games:
+        if not all(torch.is_tensor(t) for t in (rows, pis, zs)):
+            return "has a game buffer whose games are not tensors"
+        if rows.dtype != torch.int8 or rows.dim() != 2 or rows.shape[1] != width:
+            return (
+                f"has buffer rows of shape {tuple(rows.shape)} and type {rows.dtype} (need n x {width} int8, "
+                f"a {recipe.size}x{recipe.size} board with --history {recipe.history})"
+            )
+        if pis.dtype != torch.float32 or pis.shape != (len(rows), actions):
+            return f"has buffer policies of shape {tuple(pis.shape)} (need {len(rows)} x {actions} float32)"
+        if zs.dtype != torch.float32 or zs.shape != (len(rows),):
+            return f"has buffer values of shape {tuple(zs.shape)} and type {zs.dtype} (need {len(rows)} float32)"
+        if len(rows) == 0 or int(rows.min()) < -1 or int(rows.max()) > 1:
+            return "has buffer rows that are empty or hold points outside -1..1"
+        if not (torch.isfinite(pis).all() and torch.isfinite(zs).all()):
+            return "has buffer targets that are not finite"
+        if bool((pis < 0).any()) or float((pis.double().sum(dim=1) - 1).abs().max()) > 1e-3:
+            return "has buffer policy targets that are not distributions (non-negative, summing to 1)"
+        if float(zs.abs().max()) > 1:
+            return "has buffer values outside -1..1"
     return None
 
 
-def load_state(path: str, args: argparse.Namespace, recipe: GoRecipe) -> GoRun:
-    """The run saved in ``path``; CheckpointError or RunError (one sentence) when it cannot continue here."""
-    try:
-        with warnings.catch_warnings():  # torch warns on some damaged files before failing: one message is enough
-            warnings.simplefilter("ignore")
-            state = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as exc:  # pickle errors, truncated zip, ...: all mean "damaged"
-        state, problem = None, f"is damaged or not a training state ({type(exc).__name__})"
-    else:
-        problem = state_problem(state, args)
-    if problem is None:
-        check_saved_flags(json.loads(state["args"]), path, args)
+def buffer_size_problem(state: dict, recipe: GoRecipe) -> str | None:
+    """Whether the buffer's counts are the ones this recipe's iterations make: ``games`` games each, of which
+    the buffer keeps the last ``max(min_games, ceil(fraction * games played))``."""
+    added, kept = state["buffer_games_added"], len(state["buffer"])
+    if not is_int(added) or added != state["iteration"] * recipe.games:
+        return (
+            f"has {added!r} games played in {state['iteration']} iterations (--games {recipe.games} makes "
+            f"{state['iteration'] * recipe.games})"
+        )
+    expected = min(added, max(recipe.buffer_min_games, math.ceil(recipe.buffer_fraction * added)))
+    if kept != expected:
+        return f"has a game buffer of {kept} games where this recipe keeps {expected}"
+    return None
+
+
+# --------------------------------------------------------------------------- the trainer
+class GoTrainer:
+    """Go's training as Run_Loop drives it (Run_Loop.Trainer)."""
+
+    state_version = GO_STATE_VERSION
+    metric_keys = GO_METRIC_KEYS
+    required_keys = GO_STATE_KEYS
+    errors = (Workers.WorkerError,)
+
+    def __init__(self, args: argparse.Namespace, device: torch.device):
+        self.args, self.device = args, device
+        self.recipe = Go_Args.recipe_of(args)
+        self.name = f"Go {args.game}"
+        self.pool = None  # a Workers.WorkerPool with --workers/--backend, made by session()
+
+    # -- the run and its file
+    def foreign_problem(self, state: dict) -> str | None:
+        if "go_size" not in state:
+            return "is a cube run's training state, not a Go one" if "scramble_len" in state else None
+        if state["go_size"] != self.recipe.size:
+            return f"belongs to a {state['go_size']}x{state['go_size']} run, not --game {self.args.game}"
+        return None
+
+    def state_parts(self, run: GoRun) -> dict:
+        return {
+            "go_size": self.recipe.size,
+            "scheduler": run.scheduler.state_dict(),
+            "buffer_games_added": run.buffer.games_added,
+            # np.require copies only arrays torch cannot share: strided ones, and read-only ones (Ray's workers'
+            # results come back read-only from its object store).
+            "buffer": [
+                [torch.from_numpy(np.require(part, requirements=("C", "W"))) for part in game]
+                for game in run.buffer.games
+            ],
+        }
+
+    def parts_problem(self, state: dict) -> str | None:
+        if not isinstance(state["scheduler"], dict):
+            return "has a learning-rate schedule that is not a dictionary"
+        return buffer_problem(state["buffer"], self.recipe) or buffer_size_problem(state, self.recipe)
+
+    def metrics_problem(self, metrics: dict, iteration: int) -> str | None:
+        if metrics["iterations"] != list(range(1, iteration + 1)):
+            return f"has metrics of {len(metrics['iterations'])} iterations of {iteration} (every Go iteration trains)"
+        if not all(0 <= w <= 1 for w in metrics["black_wins"]):
+            return "has Black win rates outside 0..1"
+        if not all(is_int(n) and n >= 1 for n in metrics["games_played"]):
+            return "has game counts that are not whole numbers of at least 1"
+        if min(metrics["mean_lengths"] + metrics["minutes"], default=0) < 0:
+            return "has negative game lengths or minutes"
+        return None
+
+    def new_run(self) -> GoRun:
+        """A run from random weights (seeded by ``--seed``), on the device."""
+        torch.manual_seed(self.args.seed)
+        model = self.recipe.network()
+        optimizer, scheduler = make_optimizer(model, self.recipe)
+        buffer = GameBuffer(self.recipe.buffer_fraction, self.recipe.buffer_min_games)
+        metrics = {k: [] for k in GO_METRIC_KEYS}
+        run = GoRun(model, optimizer, scheduler, buffer, np.random.default_rng(self.args.seed), metrics)
+        return self.on_device(run)
+
+    def resume(self, state: dict) -> GoRun:
+        run = self.new_run()
+        run.model.load_state_dict(state["model"])
+        run.optimizer.load_state_dict(state["optimizer"])
+        run.scheduler.load_state_dict(state["scheduler"])
+        run.rng = rng_from_state(state, self.args.seed)
+        run.buffer.games = [tuple(part.numpy() for part in game) for game in state["buffer"]]
+        run.buffer.games_added = int(state["buffer_games_added"])
+        run.metrics = {k: list(state["metrics"][k]) for k in GO_METRIC_KEYS}
+        run.iteration, run.seconds = state["iteration"], float(state.get("seconds", 0.0))
+        return self.on_device(run)
+
+    def from_weights(self, checkpoint: str) -> GoRun:
+        """A new run (optimizer, buffer, schedule afresh) starting from the weights of ``checkpoint``;
+        CheckpointError (one sentence) for a cube network, another board or another network shape."""
+        run = self.new_run()
+        model = load_go_model(checkpoint, self.recipe.size)
         try:
-            return run_from_state(state, args, recipe)
-        except Exception as exc:  # whatever it is, it is this file's fault
-            problem = f"does not fit this run ({type(exc).__name__}: {exc})".replace("\n", " ")
-    raise CheckpointError(f"training state '{path}' {problem}; use --fresh to start over.")
-
-
-def run_from_state(state: dict, args: argparse.Namespace, recipe: GoRecipe) -> GoRun:
-    run = new_run(args, recipe)
-    run.model.load_state_dict(state["model"])
-    run.optimizer.load_state_dict(state["optimizer"])
-    run.scheduler.load_state_dict(state["scheduler"])
-    run.rng.bit_generator.state = json.loads(state["rng"])
-    run.buffer.games = [tuple(part.numpy() for part in game) for game in state["buffer"]]
-    run.buffer.games_added = int(state["buffer_games_added"])
-    run.metrics = {k: list(state["metrics"][k]) for k in GO_METRIC_KEYS}
-    run.iteration, run.seconds = state["iteration"], float(state["seconds"])
-    return run
-
-
-def new_run(args: argparse.Namespace, recipe: GoRecipe) -> GoRun:
-    """A run from random weights (seeded by ``--seed``)."""
-    torch.manual_seed(args.seed)
-    model = recipe.network()
-    optimizer, scheduler = make_optimizer(model, recipe)
-    buffer = ReplayBuffer(recipe.buffer_fraction, recipe.buffer_min_games)
-    metrics = {k: [] for k in GO_METRIC_KEYS}
-    return GoRun(model, optimizer, scheduler, buffer, np.random.default_rng(args.seed), metrics)
-
-
-def move_run_to(run: GoRun, device) -> None:
-    """The network and the optimizer's state on ``device`` (a run is built and loaded on the CPU; the files
-    always hold CPU tensors, so a run may resume on another device)."""
-    run.model.to(device)
-    for slot in run.optimizer.state.values():
-        for key, value in slot.items():
-            if torch.is_tensor(value):
-                slot[key] = value.to(device)
-
-
-def start_run(args: argparse.Namespace, recipe: GoRecipe) -> GoRun:
-    """The saved run to continue, else a new one: from the checkpoint's weights when it has no training
-    state beside it (as the cube runs do), else from random weights."""
-    path = state_path_for(args.checkpoint)
-    if not args.fresh and os.path.isfile(path):
-        run = load_state(path, args, recipe)
-        print(f"Resuming from {path}: iteration {run.iteration + 1}, buffer {len(run.buffer.games)} games.")
+            run.model.load_state_dict(model.state_dict())
+        except RuntimeError:
+            raise CheckpointError(
+                f"checkpoint '{checkpoint}' holds a Go network of another shape than this recipe's "
+                "(--filters, --blocks, --history)."
+            ) from None
+        print(f"Loaded weights from {checkpoint} (no training state beside it: optimizer, buffer, schedule anew).")
         return run
-    if not args.fresh and os.path.isfile(args.checkpoint):
-        return run_from_weights(args, recipe)
-    print(f"New Go {args.game} model ({'--fresh' if args.fresh else 'no checkpoint at ' + args.checkpoint}).")
-    return new_run(args, recipe)
 
+    def on_device(self, run: GoRun) -> GoRun:
+        """The network and the optimizer's state on the run's device (the files always hold CPU tensors, so a
+        run may resume on another device)."""
+        run.model.to(self.device)
+        for slot in run.optimizer.state.values():
+            for key, value in slot.items():
+                if torch.is_tensor(value):
+                    slot[key] = value.to(self.device)
+        return run
 
-def run_from_weights(args: argparse.Namespace, recipe: GoRecipe) -> GoRun:
-    """A new run (optimizer, buffer, schedule afresh) starting from the weights of ``--checkpoint``;
-    CheckpointError (one sentence) for a cube network, another board or another network shape."""
-    run = new_run(args, recipe)
-    model = load_go_model(args.checkpoint, recipe.size)
-    try:
-        run.model.load_state_dict(model.state_dict())
-    except RuntimeError:
-        raise CheckpointError(
-            f"checkpoint '{args.checkpoint}' holds a Go network of another shape than this recipe's "
-            "(--filters, --blocks, --history)."
-        ) from None
-    print(f"Loaded weights from {args.checkpoint} (no training state beside it: optimizer, buffer, schedule anew).")
-    return run
+    def describe(self, run: GoRun) -> str:
+        return f"buffer {len(run.buffer.games)} games"
 
+    def check_memory(self, run: GoRun | None = None) -> None:
+        check_memory_needs(memory_needs(self.recipe))
 
-# --------------------------------------------------------------------------- outputs and the loop
-def snapshot_path(checkpoint: str, iteration: int) -> str:
-    """The copy of the model kept at ``iteration`` (``--snapshot-every``)."""
-    return f"{os.path.splitext(checkpoint)[0]}_iter{iteration:04d}.pt"
+    def new_logger(self, log_dir: str, purge_step: int) -> GoMetricsLogger:
+        return GoMetricsLogger(log_dir, purge_step=purge_step)
 
+    def hparams(self) -> dict:
+        return {**vars(self.args), **recipe_table(self.recipe)}
 
-def write_outputs(args: argparse.Namespace, run: GoRun, logger: GoMetricsLogger) -> None:
-    """The files that follow from the training state: checkpoint, snapshot, metrics.json, chart."""
-    save_checkpoint(run.model, args.checkpoint)
-    if args.snapshot_every and run.iteration % args.snapshot_every == 0:
-        save_checkpoint(run.model, snapshot_path(args.checkpoint, run.iteration))
-    logger.save_json()
-    if run.metrics["iterations"]:
-        logger.plot_all()
+    @contextlib.contextmanager
+    def session(self):
+        """Self-play on --workers for the run's length."""
+        self.pool = Workers.from_args(self.args)  # None: self-play in this process
+        try:
+            yield
+        finally:
+            if self.pool is not None:
+                self.pool.close()
 
+    # -- one iteration
+    def step(self, run: GoRun, it: int) -> dict:
+        values = train_iteration(run.model, run.optimizer, run.scheduler, run.buffer, self.recipe, run.rng, self.pool)
+        check_finite(run, [values["loss"]], f"try a lower --lr (now {self.recipe.lr:g})")
+        return values
 
-def open_logger(args: argparse.Namespace, run: GoRun, recipe: GoRecipe) -> GoMetricsLogger:
-    """The run's logger over ``run.metrics``; a new run first moves older logs aside."""
-    if run.iteration == 0 and (moved := archive_old_logs(args.log_dir)):
-        print(f"Moved the previous run's logs from {args.log_dir} to {moved}.")
-    logger = GoMetricsLogger(args.log_dir, purge_step=run.iteration + 1)
-    logger.metrics = run.metrics
-    logger.log_hparams_text({**vars(args), **recipe_table(recipe)})
-    return logger
+    def record(self, run: GoRun, logger: GoMetricsLogger, it: int, values: dict) -> None:
+        logger.log_go_iteration(it, values, run)
 
+    def report(self, run: GoRun, it: int, values: dict, seconds: float, total: float) -> None:
+        print(
+            f"iter {it:4d} | games {values['games']} (Black wins {100 * values['black_wins']:3.0f}%, "
+            f"{values['mean_length']:.1f} moves) | loss {values['loss']:.4f} (pi {values['policy_loss']:.4f}, "
+            f"v {values['value_loss']:.4f}) | lr {run.scheduler.get_last_lr()[0]:.0e} "
+            f"| buffer {values['buffer_samples']:,}{hopeless_text(values)}{gate_text(values)} | {seconds:5.1f}s "
+            f"| total {time.strftime('%H:%M:%S', time.gmtime(run.seconds))}",
+            flush=True,
+        )
 
-def budget_spent(args: argparse.Namespace, run: GoRun) -> bool:
-    return bool(args.time_budget) and run.seconds >= 60 * args.time_budget
+    def finish(self, run: GoRun) -> None:
+        pass  # Go's matches are evaluate.py's (docs/go.md)
 
 
 def gate_text(values: dict) -> str:
@@ -278,69 +295,33 @@ def hopeless_text(values: dict) -> str:
     return f" | hopeless {100 * values['hopeless_share']:3.0f}%" if "hopeless_share" in values else ""
 
 
-def report(it: int, values: dict, run: GoRun, seconds: float) -> None:
-    total = time.strftime("%H:%M:%S", time.gmtime(run.seconds))
-    print(
-        f"iter {it:4d} | games {values['games']} (Black wins {100 * values['black_wins']:3.0f}%, "
-        f"{values['mean_length']:.1f} moves) | loss {values['loss']:.4f} (pi {values['policy_loss']:.4f}, "
-        f"v {values['value_loss']:.4f}) | lr {run.scheduler.get_last_lr()[0]:.0e} "
-        f"| buffer {values['buffer_samples']:,}{hopeless_text(values)}{gate_text(values)} | {seconds:5.1f}s "
-        f"| total {total}",
-        flush=True,
-    )
+# --------------------------------------------------------------------------- memory
+#: Bytes of a search-tree node per move (a child index and 4 float64 statistics) and besides them.
+NODE_BYTES_PER_MOVE = 8 + 4 * 8
+NODE_BYTES_BESIDES = 64
 
 
-def train(args, recipe: GoRecipe, run: GoRun, logger: GoMetricsLogger, guard: InterruptGuard, pool=None) -> None:
-    """Iterations ``run.iteration + 1 .. --num-iters``, or until the --time-budget is spent; self-play on
-    ``pool``'s workers if given (``--workers``, ``--backend``)."""
-    budget = f", or {args.time_budget:g} minutes in all" if args.time_budget else ""
-    print(f"Training Go {args.game} for iterations {run.iteration + 1}..{args.num_iters}{budget} (seed {args.seed}); "
-          f"checkpoint {args.checkpoint}, logs in {args.log_dir}/", flush=True)  # fmt: skip
-    while run.iteration < args.num_iters and not budget_spent(args, run):
-        t0 = time.perf_counter()
-        values = train_iteration(run.model, run.optimizer, run.scheduler, run.buffer, recipe, run.rng, pool)
-        if not all_finite([values["loss"]]):
-            raise RunError(
-                f"iteration {run.iteration + 1} trained to a non-finite loss and was not saved; try a lower --lr."
-            )
-        run.seconds += time.perf_counter() - t0
-        with guard.deferred():  # a signal now waits until everything is on disk
-            run.iteration += 1
-            logger.log_go_iteration(run.iteration, values, run)
-            save_state(state_path_for(args.checkpoint), run, args)
-            write_outputs(args, run, logger)
-        report(run.iteration, values, run, time.perf_counter() - t0)
-    done = "Time budget spent" if budget_spent(args, run) else "Done"
-    print(f"{done}: {run.iteration} iterations, {run.seconds / 60:.1f} minutes; model in {args.checkpoint}.")
-
-
-def main(argv=None) -> int:
-    args = Go_Args.parse_args(argv, __doc__)
-    recipe = Go_Args.recipe_of(args)
-    run = pool = None
-    try:
-        check_output_paths(args.checkpoint, args.log_dir)
-        device = Cli.resolve_device(args.device)  # a device this machine lacks: one sentence, before any work
-        pool = Workers.from_args(args)  # None: self-play in this process
-        with InterruptGuard().installed() as guard, run_locks(args.checkpoint, args.log_dir):
-            remove_temps_of_killed_runs(args.checkpoint, args.log_dir)
-            run = start_run(args, recipe)
-            move_run_to(run, device)
-            logger = open_logger(args, run, recipe)
-            try:
-                if run.iteration:  # brings them up to the state after a kill between the two
-                    write_outputs(args, run, logger)
-                train(args, recipe, run, logger, guard, pool)
-            finally:
-                logger.close()
-    except (RunError, CheckpointError, OutputError, Workers.WorkerError, Cli.DeviceError) as exc:
-        return Cli.fail(exc)
-    except Interrupted as exc:
-        done = run.iteration if run is not None else 0
-        saved = f"iterations up to {done} are saved" if done else "no iteration was saved"
-        print(f"\nStopped by {exc}: {saved} in {state_path_for(args.checkpoint)}. Run the same command to continue.")
-        return Cli.interrupted()
-    finally:
-        if pool is not None:
-            pool.close()
-    return 0
+def memory_needs(recipe: GoRecipe) -> list[list[tuple[int, str]]]:
+    """The largest arrays that live at once in one iteration (self-play, then training): ``(bytes, what sets
+    them)``. A lower bound (Python's own objects are left out), so flags it finds too big surely are."""
+    game = recipe.game()
+    row = len(game.eval_input(game.initial_state(1))[0])
+    actions, moves = game.num_actions, game.rules.max_moves
+    node = row + NODE_BYTES_BESIDES + actions * NODE_BYTES_PER_MOVE
+    simulations = max(recipe.simulations, recipe.sampled_simulations)
+    sample = row + 4 * (actions + 1)  # int8 row, float32 policy and value
+    kept = max(recipe.buffer_min_games, recipe.games)
+    planes = 4 * int(np.prod(game.obs_shape))
+    activations = 4 * recipe.filters * recipe.size**2 * (2 * recipe.blocks + 2)  # per sample, forward and back
+    weights = 4 * 3 * (9 * recipe.filters**2 * 2 * recipe.blocks)  # weights, gradients, momentum
+    playing = [
+        (recipe.games * (simulations + 1) * node, "the search trees (--games x --simulations)"),
+        (recipe.games * moves * sample, "the games' samples (--games x --max-moves)"),
+        (weights, "the network (--filters, --blocks)"),
+    ]
+    training = [
+        (kept * moves * sample, "the game buffer (--buffer-min-games, --games x --max-moves)"),
+        (recipe.batch_size * (planes + activations), "a training batch (--batch-size x the network)"),
+        (weights, "the network (--filters, --blocks)"),
+    ]
+    return [playing, training]

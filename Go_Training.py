@@ -8,10 +8,10 @@ that (with ``sampled_side``, in that share of the games one colour draws every m
 ``sampled_temperature``, with probability ``sampled_epsilon`` plays a uniformly random move instead, and
 searches ``sampled_simulations`` at ``sampled_c_puct`` where they are set);
 every searched state becomes a sample (evaluator row, visit-count policy, outcome +-1 for its player to
-move: ``Self_Play.OUTCOME_TARGET``). The games go into a ``ReplayBuffer`` that keeps the last
-``buffer_fraction`` of all games played (at least ``buffer_min_games``); then ``train_steps`` steps of SGD
-(momentum 0.9; batches of ``batch_size`` drawn uniformly from the buffer, each sample under one of the
-board's 8 symmetries drawn at random with ``augment``) on value MSE + policy cross-entropy
+move: ``Self_Play.OUTCOME_TARGET``). The games go into a ``GameBuffer`` (a replay buffer of whole games)
+that keeps the last ``buffer_fraction`` of all games played (at least ``buffer_min_games``); then
+``train_steps`` steps of SGD (momentum 0.9; batches of ``batch_size`` drawn uniformly from the buffer,
+each sample under one of the board's 8 symmetries drawn at random with ``augment``) on value MSE + policy cross-entropy
 (``Train_Network.alphazero_loss``'s two terms, unweighted as the seed's), the learning rate dropping by
 10 at each of ``lr_milestones`` (counted in steps since the start).
 
@@ -295,7 +295,7 @@ def self_play(model: torch.nn.Module, recipe: GoRecipe, rng: np.random.Generator
     return pool.go_self_play(model, recipe, seeds)
 
 
-class ReplayBuffer:
+class GameBuffer:
     """The samples of the last games: ``(rows, policies, values)`` per game; it keeps the last
     ``max(min_games, ceil(fraction * games added so far))`` games."""
 
@@ -341,7 +341,7 @@ def make_optimizer(model: torch.nn.Module, recipe: GoRecipe):
     return optimizer, torch.optim.lr_scheduler.MultiStepLR(optimizer, list(recipe.lr_milestones), 0.1)
 
 
-def train_steps(model, optimizer, scheduler, buffer: ReplayBuffer, recipe: GoRecipe, rng) -> dict[str, float]:
+def train_steps(model, optimizer, scheduler, buffer: GameBuffer, recipe: GoRecipe, rng) -> dict[str, float]:
     """``recipe.train_steps`` SGD steps on batches from ``buffer``; the mean losses."""
     game, data = recipe.game(), buffer.arrays()
     device = next(model.parameters()).device
@@ -394,7 +394,7 @@ def gate(model: torch.nn.Module, kept: dict, recipe: GoRecipe, rng: np.random.Ge
 
 
 def train_iteration(
-    model, optimizer, scheduler, buffer: ReplayBuffer, recipe: GoRecipe, rng, pool=None
+    model, optimizer, scheduler, buffer: GameBuffer, recipe: GoRecipe, rng, pool=None
 ) -> dict[str, float]:
     """One iteration: self-play games into ``buffer`` (split over ``pool``'s workers if given), training,
     and with ``recipe.gate_games`` the seed's arena (``gate``): the trained network is kept if it scores

@@ -1,9 +1,8 @@
-"""A training run of ``main.py`` and its crash safety: ``Run`` (what the training state file saves:
-network, curriculum, replay buffer, random generator, metrics, optimizer, sweep depths), the file
-that commits each iteration (``save_state`` / ``load_state``, checked part by part before a run
-resumes, and refused when its flags differ from the saved run's), the run's locks, the memory its
-flags need, and the outputs that follow from the state (archived for a fresh run, repaired after a
-kill). Every problem a user can fix is one sentence: ``RunError`` or ``CheckpointError``.
+"""The cube's training run (``main.py``'s ``CubeTrainer`` drives it through Run_Loop.py): ``Run`` (what the
+training state file saves: network, curriculum, replay buffer, random generator, metrics, optimizer, sweep
+depths), the cube's parts of that file and their checks before a run resumes, the memory its flags need, and
+the checks of a network against the flags. Every problem a user can fix is one sentence: ``RunError`` or
+``CheckpointError``.
 
 The replay buffer and the checks of a saved state read their shapes from the puzzle's entry
 (``Puzzles.get_puzzle``): stickers per cube, moves, colours."""
@@ -11,14 +10,7 @@ The replay buffer and the checks of a saved state read their shapes from the puz
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
-import math
-import os
-import shutil
-import signal
-import time
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -26,29 +18,13 @@ import torch
 
 import Cli
 from All_Positions import NUM_CLASSES
-from Plot_Scatter import METRIC_KEYS, MetricsLogger
-from Policy_Value_Net import (
-    CheckpointError,
-    PolicyValueNet,
-    go_size_of,
-    load_state_dict,
-    model_from_state,
-    save_checkpoint,
-    unusable_tensor,
-)
+from Plot_Scatter import METRIC_KEYS
+from Policy_Value_Net import CheckpointError, PolicyValueNet, go_size_of, model_from_state
 from Puzzles import PUZZLES, get_puzzle
-from Run_IO import (
-    FileLock,
-    OutputError,
-    atomic_write,
-    check_writable,
-    read_json,
-    remove_stale_temps,
-    short_path,
-)
+from Run_Files import RunError, all_finite, check_memory_needs, is_int
 from Value_Sweep import Sweeper
 
-#: The format of the training state file (``state_to_dict``); a file of another version is refused.
+#: The format of the cube's training state file; a file of another version is refused.
 STATE_VERSION = 1
 
 
@@ -116,153 +92,6 @@ class ReplayBuffer:
         self.cubes, self.pis, self.zs = state["cubes"].numpy(), state["pis"].numpy(), state["zs"].numpy()
 
 
-# --------------------------------------------------------------------------- interruption
-class Interrupted(Exception):
-    pass
-
-
-class InterruptGuard:
-    """SIGINT/SIGTERM stop training with ``Interrupted``, but never in the middle of a save:
-    inside ``deferred()`` the signal is held and raised when the block ends."""
-
-    def __init__(self):
-        self._deferring = False
-        self._pending: int | None = None
-
-    def install(self) -> None:
-        signal.signal(signal.SIGINT, self._handle)
-        signal.signal(signal.SIGTERM, self._handle)
-
-    @contextlib.contextmanager
-    def installed(self):
-        """The guard for the block; the handlers it replaced are put back afterwards."""
-        previous = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
-        self.install()
-        try:
-            yield self
-        finally:
-            signal.signal(signal.SIGINT, previous[0])
-            signal.signal(signal.SIGTERM, previous[1])
-
-    def _handle(self, signum, frame):
-        if self._deferring:
-            self._pending = signum
-        else:
-            raise Interrupted(signal.Signals(signum).name)
-
-    @contextlib.contextmanager
-    def deferred(self):
-        self._deferring = True
-        try:
-            yield
-        finally:
-            self._deferring = False
-        if self._pending is not None:
-            signum, self._pending = self._pending, None
-            raise Interrupted(signal.Signals(signum).name)
-
-
-class RunError(Exception):
-    """A problem the user can fix, in one sentence: ``main`` prints it and exits with status 2."""
-
-
-def run_root(checkpoint: str) -> str:
-    """The name of a run: the checkpoint path less its suffix, a symbolic link replaced by the
-    file it names. Every name of one model file (``m.pt``, ``m.pth``, ``m``, a link to
-    ``m.pt``) is one run, with one training state and one lock."""
-    if os.path.islink(checkpoint):
-        checkpoint = short_path(os.path.realpath(checkpoint))
-    return os.path.splitext(checkpoint)[0]
-
-
-def state_path_for(checkpoint: str) -> str:
-    return run_root(checkpoint) + ".train_state.pt"
-
-
-def lock_path_for(checkpoint: str) -> str:
-    """The lock of the run (a name that no checkpoint's training state can take)."""
-    return state_path_for(checkpoint) + ".lock"
-
-
-def log_lock_path_for(log_dir: str) -> str:
-    return os.path.join(log_dir, "run.lock")
-
-
-def metrics_path_for(log_dir: str) -> str:
-    return os.path.join(log_dir, "metrics.json")
-
-
-def chart_path_for(log_dir: str) -> str:
-    return os.path.join(log_dir, "training_metrics.png")
-
-
-#: What a run leaves in its log folder; a new run moves an older run's aside.
-LOG_FILES = ("metrics.json", "training_metrics.png", "eval_scramble_result.json", "eval_bar_chart.png", "tensorboard")
-
-
-def archive_old_logs(log_dir: str) -> str | None:
-    """Move an older run's outputs aside so that a fresh run never mixes with them. A
-    ``tensorboard`` folder alone is no run: a run killed before its first iteration left
-    it (its hyperparameters, nothing else), and the new run adds its events there."""
-    names = [n for n in LOG_FILES if os.path.exists(os.path.join(log_dir, n))]
-    if names in ([], ["tensorboard"]):
-        return None
-    dest = os.path.join(log_dir, "previous", time.strftime("%Y%m%d-%H%M%S"))
-    os.makedirs(dest, exist_ok=True)
-    for n in names:
-        shutil.move(os.path.join(log_dir, n), os.path.join(dest, n))
-    return dest
-
-
-def check_output_paths(checkpoint: str, log_dir: str) -> None:
-    """Raise RunError unless the checkpoint names a file and it, its training state and the
-    logs can be written (``Run_IO.check_writable``: a FIFO or a device is refused too): found
-    before any work, not after the first iteration. Creates nothing."""
-    if not checkpoint.strip() or checkpoint.endswith(("/", os.sep)) or os.path.isdir(checkpoint):
-        raise RunError(f"--checkpoint must name a model file, got '{checkpoint}'.")
-    if not log_dir.strip():
-        raise RunError("--log-dir must name a folder, got ''.")
-    if os.path.exists(log_dir) and not os.path.isdir(log_dir):
-        raise RunError(f"--log-dir '{log_dir}' is a file, not a folder.")
-    outputs = (
-        ("--checkpoint", checkpoint, False),
-        ("--checkpoint", state_path_for(checkpoint), False),
-        ("--log-dir", log_dir, True),
-    )
-    for flag, path, folder in outputs:
-        try:
-            check_writable(path, folder=folder)
-        except OutputError as exc:
-            raise RunError(f"{flag}: {exc}") from None
-
-
-def remove_temps_of_killed_runs(checkpoint: str, log_dir: str) -> None:
-    """Temp files that killed writers left beside the checkpoint and in the log folder."""
-    for folder in sorted({os.path.dirname(os.path.realpath(checkpoint)), os.path.abspath(log_dir)}):
-        for path in remove_stale_temps(folder):
-            print(f"Removed {path}, left by a run that was killed while saving.")
-
-
-@contextlib.contextmanager
-def run_locks(checkpoint: str, log_dir: str):
-    """The run's two locks (``Run_IO.FileLock``): its checkpoint, by ``lock_path_for``, and
-    its log folder, so that no second run resumes, writes or archives a live run's files."""
-    with (
-        FileLock(
-            lock_path_for(checkpoint),
-            f"checkpoint '{checkpoint}'",
-            "wait for that run to end or give this one another --checkpoint",
-        ),
-        FileLock(
-            log_lock_path_for(log_dir),
-            f"--log-dir '{log_dir}'",
-            "wait for that run to end or give this one another --log-dir",
-        ),
-    ):
-        yield
-
-
-# --------------------------------------------------------------------------- the training state
 @dataclass
 class Run:
     """A run in progress: what its training state file saves, live. The state file is the
@@ -279,166 +108,52 @@ class Run:
     seconds: float = 0.0  # wall time of the completed iterations, every session together (--time-budget)
 
 
-STATE_KEYS = ("iteration", "scramble_len", "recent_solve_rates", "rng", "model", "buffer", "metrics", "args")
+#: The cube's parts of every training state (besides Run_Loop.STATE_KEYS).
+STATE_KEYS = ("scramble_len", "recent_solve_rates", "buffer")
 
 
-def state_to_dict(run: Run, args: argparse.Namespace) -> dict:
-    """The training state file's contents (read back by ``state_from_dict``)."""
+def state_parts(run: Run) -> dict:
+    """The cube's parts of the training state file (read back by ``run_from_state``)."""
     state = {
-        "version": STATE_VERSION,
-        "iteration": run.iteration,
         "scramble_len": run.curriculum.scramble_len,
         "recent_solve_rates": list(run.curriculum.recent),
-        "rng": json.dumps(run.rng.bit_generator.state),
-        "model": {k: v.detach().cpu() for k, v in run.model.state_dict().items()},
         "buffer": run.buffer.state(),
-        "metrics": run.metrics,
-        "args": json.dumps(vars(args)),
-        "seconds": run.seconds,
     }
-    if run.optimizer is not None:
-        state["optimizer"] = run.optimizer.state_dict()
     if run.sweeper is not None:
         state["sweep_best_depth"] = torch.from_numpy(run.sweeper.best_depth.copy())
     return state
 
 
-def state_from_dict(state, path: str, args: argparse.Namespace, device: torch.device) -> Run:
-    """The run saved in ``state`` (read from ``path``), checked first: raises RunError (one
-    sentence naming the flags that differ from the saved run's) or CheckpointError (one
-    sentence naming ``path`` and what is wrong), rather than failing or mixing runs later."""
-    problem = header_problem(state)
-    if problem is None:
-        check_saved_flags(json.loads(state["args"]), path, args)
-        problem = state_problem(state, args)
-    if problem is None:
-        try:
-            model = model_from_checked_state(state["model"], path, args).to(device)
-            rng = np.random.default_rng(args.seed)
-            rng.bit_generator.state = json.loads(state["rng"])
-            buffer = ReplayBuffer(args.buffer_size, args.puzzle)
-            buffer.load(state["buffer"])
-            optimizer = new_optimizer(args, model)
-            if optimizer is not None and "optimizer" in state:
-                optimizer.load_state_dict(state["optimizer"])
-        except CheckpointError as exc:
-            problem = str(exc).removeprefix(f"checkpoint '{path}' ").rstrip(".")
-        except Exception as exc:  # whatever it is, it is this file's fault
-            problem = f"does not fit this run ({type(exc).__name__}: {exc})".replace("\n", " ")
-    if problem is not None:
-        raise CheckpointError(f"training state '{path}' {problem}; use --fresh to start over.")
-    curriculum = Curriculum(state["scramble_len"], args.window, args.solve_threshold, list(state["recent_solve_rates"]))
-    metrics = {k: list(v) for k, v in state["metrics"].items()}
-    sweeper = new_sweeper(args, model, state.get("sweep_best_depth"))
-    seconds = float(state.get("seconds", 0.0))  # absent in states saved before --time-budget
-    return Run(model, curriculum, buffer, rng, metrics, optimizer, state["iteration"], sweeper, seconds)
-
-
-def _is_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def all_finite(values) -> bool:
-    return all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in values)
-
-
-def _saved_flags(text) -> dict | None:
-    """The flags a training state was saved with (its ``args``: ``vars(args)`` as JSON), or None."""
-    try:
-        flags = json.loads(text) if isinstance(text, str) else None
-    except ValueError:
-        return None
-    return flags if isinstance(flags, dict) else None
-
-
-def header_problem(state) -> str | None:
-    """What makes ``state`` no readable training state of this version (a phrase), or None."""
-    if not isinstance(state, dict):
-        return f"is not a training state (it holds a {type(state).__name__})"
+def foreign_problem(state: dict) -> str | None:
     if "go_size" in state:
         return "is a Go run's training state (main.py --game goN), not a cube's"
-    if state.get("version") != STATE_VERSION:
-        return "has an unknown format (not a training state of this version of main.py)"
-    missing = [k for k in STATE_KEYS if k not in state]
-    if missing:
-        return f"lacks {', '.join(missing)}"
-    problem = unusable_tensor(state)
-    if problem is not None:
-        return f"is damaged: {problem}"
-    if not isinstance(state["rng"], str) or _saved_flags(state["args"]) is None:
-        return "has a random generator state or saved flags that cannot be read"
     return None
 
 
-#: Flags a resumed run may change: how long it trains (raised to extend a run), and all that is
-#: not its recipe: the final evaluation, the device, threads and workers, the files and the output.
-#: Every other flag (the --recipe, each recipe flag, --puzzle, --seed) must be the saved run's.
-RESUME_MAY_CHANGE = frozenset(
-    {"num_iters", "time_budget", "skip_eval", "device", "threads", "workers", "backend", "ray_address"}
-    | {"eval_min_len", "eval_max_len", "eval_runs", "eval_sims", "eval_max_steps", "eval_solver"}
-    | {"checkpoint", "log_dir", "fresh", "progress"}
-)
-
-
-def flag_text(dest: str, value) -> str:
-    """A flag as a command line gives it: ``--sims 300 600 800``, ``--fresh``, ``no --recipe``."""
-    flag = "--" + dest.replace("_", "-")
-    if value is True:
-        return flag
-    if value is False or value is None:
-        return f"no {flag}"
-    return f"{flag} {' '.join(map(str, value)) if isinstance(value, list) else value}"
-
-
-def check_saved_flags(saved: dict, path: str, args: argparse.Namespace) -> None:
-    """Raise RunError unless ``args`` trains as the run saved in ``path`` did (``saved``: its
-    flags): resumed with other flags, a run would go on as a hybrid of two (buffers mixed, a
-    network converted, another seed). Flags the saved run did not know yet are not compared."""
-    now = json.loads(json.dumps(vars(args)))  # as saved: tuples become lists
-    differ = [k for k in now if k in saved and k not in RESUME_MAY_CHANGE and saved[k] != now[k]]
-    if differ:
-        used = ", ".join(flag_text(k, saved[k]) for k in differ)
-        asked = ", ".join(flag_text(k, now[k]) for k in differ)
-        raise RunError(
-            f"training state '{path}' belongs to a run with other training flags: the saved run used {used}; this "
-            f"command asks for {asked}; give the saved run's flags to continue it, or --fresh to start over."
-        )
-
-
-def state_problem(state: dict, args: argparse.Namespace) -> str | None:
-    """What is wrong with the contents of a training state of a run with these flags (a phrase),
-    or None if it is sound: every part in its range, and the parts consistent with each other."""
-    if not _is_int(state["iteration"]) or state["iteration"] < 1:
-        return f"has iteration {state['iteration']!r} (must be a whole number of at least 1)"
+def parts_problem(state: dict, args: argparse.Namespace) -> str | None:
+    """What is wrong with the cube's parts of a checked training state of a run with these flags (a phrase),
+    or None if they are sound: every part in its range, and consistent with the metrics."""
     length = state["scramble_len"]
-    if not _is_int(length) or not 1 <= length <= Cli.MAX_SCRAMBLE_LEN:
+    if not is_int(length) or not 1 <= length <= Cli.MAX_SCRAMBLE_LEN:
         return f"has scramble length {length!r} (must be a whole number from 1 to {Cli.MAX_SCRAMBLE_LEN:,})"
     recent = state["recent_solve_rates"]
     if not isinstance(recent, list) or not all_finite(recent) or not all(0 <= r <= 1 for r in recent):
         return "has recent solve rates that are not numbers between 0 and 1"
-    model = state["model"]
-    if not isinstance(model, dict) or not all(isinstance(k, str) and torch.is_tensor(v) for k, v in model.items()):
-        return "has model weights that are not a state_dict (names to tensors)"
-    if not all(torch.isfinite(v).all() for v in model.values() if v.is_floating_point()):
-        return "has model weights that are not finite (inf or nan)"
     problem = buffer_problem(state["buffer"], get_puzzle(args.puzzle))
     if problem is None:
-        problem = metrics_problem(state["metrics"], state["iteration"])
-    if problem is None:
         problem = progress_problem(state, args)
-    if problem is None and not isinstance(state.get("optimizer", {}), dict):
-        problem = "has an optimizer state that is not a dictionary"
-    seconds = state.get("seconds", 0.0)
-    if problem is None and not (all_finite([seconds]) and seconds >= 0):
-        problem = "has a training time that is not a number of seconds"
     if problem is None and "sweep_best_depth" in state:
         problem = sweep_problem(state["sweep_best_depth"])
     return problem
 
 
-#: How far below 0 a logged loss may be: each is a mean of cross-entropies, KL divergences or
-#: squares, so at least 0 but for float32 rounding.
-LOSS_ROUNDING = 1e-4
+def metrics_problem(metrics: dict) -> str | None:
+    """What is wrong with the cube's metrics (Run_Loop has checked what every game's share), or None."""
+    if not all(0 <= r <= 1 for r in metrics["solve_rates"]):
+        return "has solve rates outside 0..1"
+    if not all(is_int(n) and n >= 1 for n in metrics["scramble_lengths"] + metrics["num_samples"]):
+        return "has scramble lengths or sample counts that are not whole numbers of at least 1"
+    return None
 
 
 def buffer_problem(buffer, puzzle) -> str | None:
@@ -488,29 +203,6 @@ def sweep_problem(best_depth) -> str | None:
     return None
 
 
-def metrics_problem(metrics, iteration: int) -> str | None:
-    """What is wrong with saved metric lists (one entry per trained iteration), or None: each
-    list in its range, the iterations consecutive up to ``iteration``."""
-    if not isinstance(metrics, dict) or set(metrics) != set(METRIC_KEYS):
-        keys = sorted(metrics) if isinstance(metrics, dict) else type(metrics).__name__
-        return f"has metrics with keys {keys} (need {', '.join(METRIC_KEYS)})"
-    if not all(isinstance(v, list) and all_finite(v) for v in metrics.values()):
-        return "has metrics that are not lists of finite numbers"
-    if len({len(v) for v in metrics.values()}) != 1:
-        return "has metric lists of different lengths"
-    its = metrics["iterations"]
-    # Training starts at some iteration (after the replay buffer's warm-up) and then every one trains.
-    if its and (not all(map(_is_int, its)) or its[0] < 1 or its != list(range(its[0], iteration + 1))):
-        return f"has metrics of iterations that are not consecutive up to its iteration {iteration}"
-    if min((min(metrics[k], default=0) for k in ("losses", "policy_losses", "value_losses"))) < -LOSS_ROUNDING:
-        return "has negative losses (each is a mean of cross-entropies or squares)"
-    if not all(0 <= r <= 1 for r in metrics["solve_rates"]):
-        return "has solve rates outside 0..1"
-    if not all(_is_int(n) and n >= 1 for n in metrics["scramble_lengths"] + metrics["num_samples"]):
-        return "has scramble lengths or sample counts that are not whole numbers of at least 1"
-    return None
-
-
 def progress_problem(state: dict, args: argparse.Namespace) -> str | None:
     """What in a training state contradicts how a run with these flags goes (a phrase), or None:
     every iteration trains, with --targets selfplay from the first whose replay buffer holds
@@ -538,22 +230,23 @@ def progress_problem(state: dict, args: argparse.Namespace) -> str | None:
     return None
 
 
-def save_state(path: str, run: Run, args: argparse.Namespace) -> None:
-    state = state_to_dict(run, args)
-    atomic_write(path, lambda f: torch.save(state, f))
-
-
-def load_state(path: str, args: argparse.Namespace, device: torch.device) -> Run:
-    try:
-        with warnings.catch_warnings():  # torch warns on some damaged files before failing: one message is enough
-            warnings.simplefilter("ignore")
-            state = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as exc:  # pickle errors, truncated zip, ...: all mean "damaged"
-        raise CheckpointError(
-            f"training state '{path}' is damaged or not a training state ({type(exc).__name__}); "
-            "use --fresh to start over."
-        ) from None
-    return state_from_dict(state, path, args, device)
+def run_from_state(state: dict, args: argparse.Namespace, device: torch.device) -> Run:
+    """The run saved in a checked ``state`` (Run_Loop.read_state has checked it)."""
+    # The file's name is Run_Loop's to give: a CheckpointError here names "state", and read_state keeps
+    # what follows the name.
+    model = model_from_checked_state(state["model"], "state", args).to(device)
+    rng = np.random.default_rng(args.seed)
+    rng.bit_generator.state = json.loads(state["rng"])
+    buffer = ReplayBuffer(args.buffer_size, args.puzzle)
+    buffer.load(state["buffer"])
+    optimizer = new_optimizer(args, model)
+    if optimizer is not None and "optimizer" in state:
+        optimizer.load_state_dict(state["optimizer"])
+    curriculum = Curriculum(state["scramble_len"], args.window, args.solve_threshold, list(state["recent_solve_rates"]))
+    metrics = {k: list(v) for k, v in state["metrics"].items()}
+    sweeper = new_sweeper(args, model, state.get("sweep_best_depth"))
+    seconds = float(state.get("seconds", 0.0))  # absent in states saved before --time-budget
+    return Run(model, curriculum, buffer, rng, metrics, optimizer, state["iteration"], sweeper, seconds)
 
 
 # --------------------------------------------------------------------------- memory
@@ -590,36 +283,10 @@ def memory_needs(args: argparse.Namespace, scramble_len: int) -> list[list[tuple
     return [[*training, scrambles], evaluation]
 
 
-def machine_memory() -> int | None:
-    """Bytes of physical memory, or None where the system does not say."""
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (AttributeError, ValueError, OSError):
-        return None
-
-
-def binary_size(count: float) -> str:
-    """``2.2 TiB``, ``126.0 GiB``, ..."""
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
-        if count < 1024 or unit == "PiB":
-            return f"{count:.1f} {unit}"
-        count /= 1024
-    raise AssertionError("unreachable")
-
-
 def check_memory(args: argparse.Namespace, scramble_len: int, available: int | None = None) -> None:
-    """Raise RunError (one sentence) where the flags, with the run's current ``scramble_len``,
-    need more memory at once than the machine has (``available``; default its physical memory):
-    flags each within bounds can together ask for terabytes, which would fail deep inside numpy."""
-    available = machine_memory() if available is None else available
-    phase = max(memory_needs(args, scramble_len), key=lambda needs: sum(b for b, _ in needs))
-    total = sum(b for b, _ in phase)
-    if available is not None and total > available:
-        largest, what = max(phase)
-        raise RunError(
-            f"these flags need at least {binary_size(total)} of memory at once, more than this machine's "
-            f"{binary_size(available)}: {binary_size(largest)} of it for {what}; lower them."
-        )
+    """Raise RunError (one sentence) where the flags, with the run's current ``scramble_len``, need more
+    memory at once than the machine has (``available``; default its physical memory)."""
+    check_memory_needs(memory_needs(args, scramble_len), available)
 
 
 # --------------------------------------------------------------------------- starting a run
@@ -661,34 +328,31 @@ def new_sweeper(args: argparse.Namespace, model: PolicyValueNet, best_depth: tor
     return Sweeper(None if best_depth is None else best_depth.numpy().copy())
 
 
-def start_run(args: argparse.Namespace, device: torch.device) -> Run:
-    """The run to continue: the saved training state, else the checkpoint's weights with a new
-    curriculum (as the original), else random weights."""
+
+
+def new_model(args: argparse.Namespace, device: torch.device) -> PolicyValueNet:
+    """The network of the flags, from random weights seeded by ``--seed``. Every start builds it first (a
+    resumed run then replaces it), so that torch's random stream after the start is the same whichever start."""
     torch.manual_seed(args.seed)
-    # Drawn in every case, so that torch's random stream after it is the same whichever start.
     puzzle = get_puzzle(args.puzzle)
-    model = PolicyValueNet(
+    return PolicyValueNet(
         puzzle.obs_dim, hidden_sizes=tuple(args.hidden_sizes), pair_input=args.input == "pairs", **network_flags(args)
     ).to(device)
-    state_path = state_path_for(args.checkpoint)
-    if not args.fresh and os.path.isfile(state_path):
-        run = load_state(state_path, args, device)
-        print(
-            f"Resuming from {state_path}: iteration {run.iteration + 1}, scramble length {run.curriculum.scramble_len}, buffer {len(run.buffer)} states."  # noqa: E501
-        )
-    else:
-        curriculum = Curriculum(args.start_scramble_len, args.window, args.solve_threshold)
-        if not args.fresh and os.path.isfile(args.checkpoint):
-            model = model_from_checked_state(load_state_dict(args.checkpoint), args.checkpoint, args).to(device)
-            print(
-                f"Loaded weights from {args.checkpoint} (no training state beside it: curriculum starts at {curriculum.scramble_len})."  # noqa: E501
-            )
-        else:
-            print(f"New model ({'--fresh' if args.fresh else 'no checkpoint at ' + args.checkpoint}).")
-        metrics = {k: [] for k in METRIC_KEYS}
-        buffer = ReplayBuffer(args.buffer_size, puzzle)
-        run = Run(model, curriculum, buffer, np.random.default_rng(args.seed), metrics)
-        run.optimizer = new_optimizer(args, model)
+
+
+def fresh_run(args: argparse.Namespace, model: PolicyValueNet) -> Run:
+    """A run at iteration 0 around ``model``: the curriculum at --start-scramble-len, an empty buffer."""
+    curriculum = Curriculum(args.start_scramble_len, args.window, args.solve_threshold)
+    metrics = {k: [] for k in METRIC_KEYS}
+    buffer = ReplayBuffer(args.buffer_size, args.puzzle)
+    run = Run(model, curriculum, buffer, np.random.default_rng(args.seed), metrics)
+    run.optimizer = new_optimizer(args, model)
+    return run
+
+
+def check_run(args: argparse.Namespace, run: Run) -> Run:
+    """``run`` if its network fits the flags (RunError, one sentence, if not), with its sweeper."""
+    puzzle = get_puzzle(args.puzzle)
     if run.model.obs_dim != puzzle.obs_dim:
         made_for = [p.name for p in PUZZLES.values() if p.obs_dim == run.model.obs_dim]
         raise RunError(
@@ -713,55 +377,3 @@ def start_run(args: argparse.Namespace, device: torch.device) -> Run:
     if run.sweeper is None:  # a new run, or a saved one without a sweep's best_depth
         run.sweeper = new_sweeper(args, run.model)
     return run
-
-
-def open_logger(log_dir: str, run: Run, hparams: dict) -> MetricsLogger:
-    """The run's MetricsLogger in ``log_dir``, over ``run.metrics``, with the run's flags (``hparams``)
-    as TensorBoard text; a new run first moves older logs aside."""
-    if run.iteration == 0:
-        moved = archive_old_logs(log_dir)
-        if moved:
-            print(f"Moved the previous run's logs from {log_dir} to {moved}.")
-    logger = MetricsLogger(log_dir, purge_step=run.iteration + 1)
-    logger.metrics = run.metrics
-    logger.log_hparams_text(hparams)
-    return logger
-
-
-def write_outputs(checkpoint: str, run: Run, logger: MetricsLogger) -> None:
-    """The files that follow from the training state: checkpoint, metrics.json, chart."""
-    save_checkpoint(run.model, checkpoint)
-    logger.save_json()
-    if run.metrics["iterations"]:
-        logger.plot_all()
-
-
-def repair_outputs(checkpoint: str, log_dir: str, run: Run, logger: MetricsLogger) -> None:
-    """Bring the outputs up to the training state where a run was killed between saving the
-    state and saving them (or they were deleted). Nothing to do for a new run."""
-    if run.iteration == 0:
-        return
-    state_path = state_path_for(checkpoint)
-    repaired = []
-    try:
-        saved = load_state_dict(checkpoint)
-    except CheckpointError:
-        saved = None
-    weights = {k: v.detach().cpu() for k, v in run.model.state_dict().items()}
-    if saved is None or saved.keys() != weights.keys() or not all(torch.equal(saved[k], v) for k, v in weights.items()):
-        save_checkpoint(run.model, checkpoint)
-        repaired.append(checkpoint)
-    metrics_path, chart_path = metrics_path_for(log_dir), chart_path_for(log_dir)
-    try:
-        up_to_date = read_json(metrics_path) == run.metrics
-    except (OSError, ValueError):
-        up_to_date = False
-    if not up_to_date:
-        logger.save_json()
-        repaired.append(metrics_path)
-    chart_behind = not os.path.isfile(chart_path) or os.path.getmtime(chart_path) < os.path.getmtime(state_path)
-    if run.metrics["iterations"] and (not up_to_date or chart_behind):
-        logger.plot_all()
-        repaired.append(chart_path)
-    if repaired:
-        print(f"Rewrote {', '.join(repaired)} from {state_path} (iteration {run.iteration}): they were behind it.")

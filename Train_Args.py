@@ -330,6 +330,12 @@ FLAG_GROUPS: dict[str | None, list] = {
     "run": [
         add_device_flag,
         Flag(
+            "--snapshot-every",
+            0,
+            "keep a copy of the model every K iterations (<checkpoint less .pt>_iterNNNN.pt; 0 = none)",
+            type=Cli.int_in(0, 10**6, "iterations"),
+        ),
+        Flag(
             "--threads",
             0,
             "torch's CPU threads (0 = torch's default, one per core; --recipe alphazero: 1, because its batches "

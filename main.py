@@ -33,7 +33,6 @@ import argparse
 import contextlib
 import math
 import os
-import sys
 import time
 from dataclasses import dataclass
 
@@ -43,33 +42,18 @@ import torch
 import Cli
 import Go_Args
 import Go_Run
+import Run_State
 import Train_Args
 import Workers
-from Cli import DeviceError, fail, resolve_device, show_progress
+from Cli import resolve_device, show_progress
 from evaluate import ScrambleEvaluator
 from Gumbel_MCTS import gumbel_self_play
 from Lookahead_Targets import greedy_policy_solve_rate, lookahead_targets, scramble_path_states
-from Plot_Scatter import MetricsLogger
-from Policy_Value_Net import CheckpointError, PolicyValueNet
+from Plot_Scatter import METRIC_KEYS, MetricsLogger
+from Policy_Value_Net import PolicyValueNet, load_state_dict
 from Puzzles import get_puzzle
-from Run_IO import OutputError
-from Run_State import (
-    Interrupted,
-    InterruptGuard,
-    Run,
-    RunError,
-    all_finite,
-    check_memory,
-    check_output_paths,
-    open_logger,
-    remove_temps_of_killed_runs,
-    repair_outputs,
-    run_locks,
-    save_state,
-    start_run,
-    state_path_for,
-    write_outputs,
-)
+from Run_Loop import LoopSettings, check_finite, run_training
+from Run_State import Run
 from Seed_System_Targets import SEED_TARGETS, seed_training_sample
 from Self_Play import generate_self_play_data
 from Solvers import SolverOptions
@@ -112,11 +96,6 @@ def temperature_for(scramble_len: int, temps: tuple[float, float, float, float] 
         if scramble_len <= 11
         else temps[3]
     )
-
-
-#: Tests only: "ITERATION:SECONDS" = sleep that long between saving that iteration's training
-#: state and its outputs, so that a test can kill the run exactly there.
-PAUSE_AFTER_COMMIT_ENV = "RUBIK2X2_TEST_PAUSE_AFTER_COMMIT"
 
 
 # --------------------------------------------------------------------------- one iteration
@@ -259,7 +238,7 @@ def train_step(
     args: argparse.Namespace, run: Run, targets: Targets, it: int, device: torch.device, progress: bool
 ) -> tuple[float, float, float] | None:
     """Train on the targets: ``(loss, policy loss, value loss)``, or None without a sample.
-    Raises RunError if the loss or the weights are no longer finite (nothing is saved then)."""
+    Raises Run_Loop.NotFinite if the loss or the weights are no longer finite (nothing is saved then)."""
     if targets.sample is None:
         return None
     _, loss, ploss, vloss = train_on_targets(
@@ -276,99 +255,130 @@ def train_step(
         value_loss=args.value_loss,
         precision=args.precision,
     )
-    finite = all_finite((loss, ploss, vloss)) and all(torch.isfinite(p).all() for p in run.model.parameters())
-    if not finite:
-        kept = f"{args.checkpoint} and its training state keep iteration {run.iteration}" if run.iteration else ""
-        raise RunError(
-            f"iteration {it} trained to a non-finite loss ({loss}) or weights and was not saved"
-            f"{' (' + kept + ')' if kept else ''}; try a lower --lr (now {learning_rate(args, it, run.seconds):g})."
-        )
+    check_finite(run, (loss, ploss, vloss), f"try a lower --lr (now {learning_rate(args, it, run.seconds):g})")
     return loss, ploss, vloss
 
 
-def commit_step(args: argparse.Namespace, run: Run, logger: MetricsLogger, it: int, targets: Targets, losses) -> bool:
-    """Record the iteration, save the training state (the commit point), then the outputs
-    that follow from it. True if the curriculum changed the scramble length."""
-    if losses is not None:
-        logger.log_iteration(
-            it,
-            *losses,
-            targets.solve_rate,
-            run.curriculum.scramble_len,
-            targets.num_samples,
-            **{f"charts/{targets.rate[0].replace('/', '_per_')}": targets.rate[1]},
-            buffer=len(run.buffer),
+@dataclass
+class CubeStep:
+    """One iteration's work, as the commit and the iteration's line read it."""
+
+    length: int  # the curriculum's scramble length the iteration trained at
+    targets: Targets
+    losses: tuple[float, float, float] | None
+    changed: bool = False  # the curriculum lengthened the scrambles at the commit
+
+
+class CubeTrainer:
+    """The cube's training as Run_Loop drives it (Run_Loop.Trainer): Run_State's run and its checks, the
+    targets and training steps above, the curriculum, and the final evaluation."""
+
+    state_version = Run_State.STATE_VERSION
+    metric_keys = METRIC_KEYS
+    required_keys = Run_State.STATE_KEYS
+
+    def __init__(self, args: argparse.Namespace, device: torch.device, progress: bool):
+        self.args, self.device, self.progress = args, device, progress
+        self.name = get_puzzle(args.puzzle).name
+        self.workers = None  # a Workers.WorkerPool with --workers/--backend, made by session()
+        self.errors = (Workers.WorkerError,)
+
+    # -- the run and its file
+    def foreign_problem(self, state: dict) -> str | None:
+        return Run_State.foreign_problem(state)
+
+    def state_parts(self, run: Run) -> dict:
+        return Run_State.state_parts(run)
+
+    def parts_problem(self, state: dict) -> str | None:
+        return Run_State.parts_problem(state, self.args)
+
+    def metrics_problem(self, metrics: dict, iteration: int) -> str | None:
+        return Run_State.metrics_problem(metrics)
+
+    def resume(self, state: dict) -> Run:
+        Run_State.new_model(self.args, self.device)  # drawn in every case (Run_State.new_model)
+        return Run_State.check_run(self.args, Run_State.run_from_state(state, self.args, self.device))
+
+    def from_weights(self, checkpoint: str) -> Run:
+        Run_State.new_model(self.args, self.device)
+        model = Run_State.model_from_checked_state(load_state_dict(checkpoint), checkpoint, self.args)
+        run = Run_State.fresh_run(self.args, model.to(self.device))
+        print(
+            f"Loaded weights from {checkpoint} (no training state beside it: curriculum starts at "
+            f"{run.curriculum.scramble_len})."
         )
-        changed = run.curriculum.record(targets.solve_rate)
-    else:
-        logger.log_scalars(it, {"charts/solve_rate_warmup": targets.solve_rate, "charts/sims_per_s": targets.rate[1]})
-        changed = False
-    run.iteration = it
-    save_state(state_path_for(args.checkpoint), run, args)
-    pause_at, _, seconds = os.environ.get(PAUSE_AFTER_COMMIT_ENV, "").partition(":")
-    if pause_at == str(it):
-        print(f"paused after committing iteration {it}", file=sys.stderr, flush=True)
-        time.sleep(float(seconds))
-    write_outputs(args.checkpoint, run, logger)
-    return changed
+        return Run_State.check_run(self.args, run)
 
+    def new_run(self) -> Run:
+        model = Run_State.new_model(self.args, self.device)
+        return Run_State.check_run(self.args, Run_State.fresh_run(self.args, model))
 
-def report_iteration(args, it, length, targets: Targets, losses, changed, run: Run, t0: float, start: float) -> None:
-    if losses is not None:
-        loss, ploss, vloss = losses
-        text = f"loss {loss:.4f} (pi {ploss:.4f}, v {vloss:.4f}) | samples {targets.num_samples}"
-    else:
-        text = f"warm-up: buffer {len(run.buffer)}/{args.batch_size * args.min_buffer_batches}, no training"
-    name, rate = targets.rate
-    print(
-        f"iter {it:3d}/{args.num_iters} | len {length:2d} | {targets.what} solve {100 * targets.solve_rate:5.1f}% | "
-        f"{text} | {rate:,.0f} {name} | {time.perf_counter() - t0:5.1f}s | total {time.strftime('%H:%M:%S', time.gmtime(time.perf_counter() - start))}"  # noqa: E501
-        + (f" | scramble length -> {run.curriculum.scramble_len}" if changed else ""),
-        flush=True,
-    )
+    def describe(self, run: Run) -> str:
+        return f"scramble length {run.curriculum.scramble_len}, buffer {len(run.buffer)} states"
 
+    def check_memory(self, run: Run | None = None) -> None:
+        Run_State.check_memory(self.args, run.curriculum.scramble_len if run else self.args.start_scramble_len)
 
-def train(
-    args: argparse.Namespace,
-    run: Run,
-    logger: MetricsLogger,
-    guard: InterruptGuard,
-    device,
-    progress: bool,
-    workers=None,
-) -> None:
-    """Iterations ``run.iteration + 1 .. --num-iters``, or until the --time-budget is spent:
-    targets, training, commit."""
-    state_path = state_path_for(args.checkpoint)
-    if run.iteration >= args.num_iters:
-        print(f"Nothing to train: {state_path} holds iteration {run.iteration} of --num-iters {args.num_iters}.")
-        return
-    if budget_spent(args, run):
-        print(f"Nothing to train: {state_path} holds {spent_text(args, run)}.")
-        return
-    start = time.perf_counter()
-    budget = f", or {args.time_budget:g} minutes in all" if args.time_budget else ""
-    print(
-        f"Training on {device} for iterations {run.iteration + 1}..{args.num_iters}{budget} (seed {args.seed}); checkpoint {args.checkpoint}, logs in {args.log_dir}/"  # noqa: E501
-    )
-    for it in range(run.iteration + 1, args.num_iters + 1):
-        if budget_spent(args, run):
-            print(f"Time budget spent: {spent_text(args, run)}, {run.iteration} iterations.")
-            break
-        t0 = time.perf_counter()
+    def new_logger(self, log_dir: str, purge_step: int) -> MetricsLogger:
+        return MetricsLogger(log_dir, purge_step=purge_step)
+
+    def hparams(self) -> dict:
+        return vars(self.args)
+
+    @contextlib.contextmanager
+    def session(self):
+        """--threads and --workers for the run's length."""
+        with torch_threads(self.args.threads):
+            self.workers = Workers.from_args(self.args)  # None: episodes and targets made in this process
+            try:
+                yield
+            finally:
+                if self.workers is not None:
+                    self.workers.close()
+
+    # -- one iteration
+    def step(self, run: Run, it: int) -> CubeStep:
         length = run.curriculum.scramble_len
-        targets = targets_step(args, run, device, progress, workers)
-        losses = train_step(args, run, targets, it, device, progress)
-        run.seconds += time.perf_counter() - t0
-        t1 = time.perf_counter()
-        with guard.deferred():  # a signal now waits until everything is on disk
-            changed = commit_step(args, run, logger, it, targets, losses)
-        # The commit (saving the model, the training state with its replay buffer, the charts)
-        # is wall time too: about 15% of an iteration of Gumbel self-play. It is saved with the
-        # next iteration's commit, so a resumed run loses at most one commit's seconds.
-        run.seconds += time.perf_counter() - t1
-        report_iteration(args, it, length, targets, losses, changed, run, t0, start)
-    print(f"Training finished in {time.perf_counter() - start:.0f}s; model saved to {args.checkpoint}.")
+        targets = targets_step(self.args, run, self.device, self.progress, self.workers)
+        return CubeStep(length, targets, train_step(self.args, run, targets, it, self.device, self.progress))
+
+    def record(self, run: Run, logger: MetricsLogger, it: int, step: CubeStep) -> None:
+        targets = step.targets
+        if step.losses is not None:
+            logger.log_iteration(
+                it,
+                *step.losses,
+                targets.solve_rate,
+                run.curriculum.scramble_len,
+                targets.num_samples,
+                **{f"charts/{targets.rate[0].replace('/', '_per_')}": targets.rate[1]},
+                buffer=len(run.buffer),
+            )
+            step.changed = run.curriculum.record(targets.solve_rate)
+        else:
+            warmup = {"charts/solve_rate_warmup": targets.solve_rate, "charts/sims_per_s": targets.rate[1]}
+            logger.log_scalars(it, warmup)
+
+    def report(self, run: Run, it: int, step: CubeStep, seconds: float, total: float) -> None:
+        args, targets = self.args, step.targets
+        if step.losses is not None:
+            loss, ploss, vloss = step.losses
+            text = f"loss {loss:.4f} (pi {ploss:.4f}, v {vloss:.4f}) | samples {targets.num_samples}"
+        else:
+            text = f"warm-up: buffer {len(run.buffer)}/{args.batch_size * args.min_buffer_batches}, no training"
+        name, rate = targets.rate
+        print(
+            f"iter {it:3d}/{args.num_iters} | len {step.length:2d} | {targets.what} solve "
+            f"{100 * targets.solve_rate:5.1f}% | {text} | {rate:,.0f} {name} | {seconds:5.1f}s | total "
+            f"{time.strftime('%H:%M:%S', time.gmtime(total))}"
+            + (f" | scramble length -> {run.curriculum.scramble_len}" if step.changed else ""),
+            flush=True,
+        )
+
+    def finish(self, run: Run) -> None:
+        if not self.args.skip_eval:
+            evaluate_model(self.args, run.model, self.device, self.progress)
 
 
 @contextlib.contextmanager
@@ -383,16 +393,6 @@ def torch_threads(count: int):
     finally:
         if count:
             torch.set_num_threads(before)
-
-
-def budget_spent(args: argparse.Namespace, run: Run) -> bool:
-    """True once the completed iterations (every session of the run together) took --time-budget
-    minutes: a wall-time budget holds however busy the machine, an iteration count does not."""
-    return bool(args.time_budget) and run.seconds >= 60 * args.time_budget
-
-
-def spent_text(args: argparse.Namespace, run: Run) -> str:
-    return f"{run.seconds / 60:.1f} minutes of --time-budget {args.time_budget:g}"
 
 
 def evaluate_model(args: argparse.Namespace, model: PolicyValueNet, device, progress: bool) -> None:
@@ -420,44 +420,23 @@ def parse_args(argv=None) -> argparse.Namespace:
     return Train_Args.parse_args(argv, description=__doc__)
 
 
+def loop_settings(args: argparse.Namespace, device) -> LoopSettings:
+    """What Run_Loop reads of a training command line (the cube's or Go's)."""
+    return LoopSettings(
+        args.checkpoint, args.log_dir, args.num_iters, args.time_budget, args.seed, args.fresh, vars(args),
+        args.snapshot_every, device,
+    )  # fmt: skip
+
+
 def main(argv=None) -> int:
-    if Go_Args.wants_go(argv):  # Go training: its own flags and loop (Go_Run.py)
-        return Go_Run.main(argv)
-    args = parse_args(argv)
-    progress = show_progress(args.progress)
-    run = None
+    go = Go_Args.wants_go(argv)  # Go training: its own flags (Go_Args.py) and trainer (Go_Run.py)
+    args = Go_Args.parse_args(argv, __doc__) if go else parse_args(argv)
     try:
-        device = resolve_device(args.device)
-        workers = Workers.from_args(args)  # None: episodes and targets made in this process, as always
-        check_output_paths(args.checkpoint, args.log_dir)
-        check_memory(args, args.start_scramble_len)  # before any file is made; again below for a resumed length
-        with (
-            InterruptGuard().installed() as guard,
-            run_locks(args.checkpoint, args.log_dir),
-            torch_threads(args.threads),
-        ):
-            remove_temps_of_killed_runs(args.checkpoint, args.log_dir)
-            run = start_run(args, device)
-            check_memory(args, run.curriculum.scramble_len)
-            logger = open_logger(args.log_dir, run, vars(args))
-            try:
-                repair_outputs(args.checkpoint, args.log_dir, run, logger)
-                train(args, run, logger, guard, device, progress, workers)
-            finally:
-                logger.close()
-            if not args.skip_eval:
-                evaluate_model(args, run.model, device, progress)
-    except (RunError, CheckpointError, DeviceError, OutputError, Workers.WorkerError) as exc:
-        return fail(exc)
-    except Interrupted as exc:
-        done = run.iteration if run is not None else 0
-        saved = f"iterations up to {done} are saved" if done else "no iteration was saved"
-        print(
-            f"\nStopped by {exc}: {saved} in {args.checkpoint} and {state_path_for(args.checkpoint)}. Run the same command to continue.",  # noqa: E501
-            flush=True,
-        )
-        return Cli.interrupted()  # 130, as the README promises: `main.py && evaluate.py` stops here
-    return 0
+        device = resolve_device(args.device)  # a device this machine lacks: one sentence, before any work
+    except Cli.DeviceError as exc:
+        return Cli.fail(exc)
+    trainer = Go_Run.GoTrainer(args, device) if go else CubeTrainer(args, device, show_progress(args.progress))
+    return run_training(trainer, loop_settings(args, device))
 
 
 if __name__ == "__main__":

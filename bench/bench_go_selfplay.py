@@ -29,7 +29,7 @@ import common  # noqa: F401
 import Go_Args
 from Action_MCTS import pick_actions_batch
 from common import Cli, timed
-from Go_Training import ReplayBuffer, make_optimizer, self_play, train_steps
+from Go_Training import GameBuffer, make_optimizer, self_play, train_steps
 from MCTS_Core import MCTS
 from Recipes import GO_RECIPES
 from reference_mcts import ReferenceGameMCTS
@@ -70,7 +70,7 @@ def batched_round(model, recipe, rng) -> tuple[float, float, float]:
     """One iteration's self-play in lockstep, then its training steps: (moves/s, games/hour of self-play,
     games/hour with training)."""
     results, t_play = timed(lambda: self_play(model, recipe, rng))
-    buffer = ReplayBuffer(1.0, 1)
+    buffer = GameBuffer(1.0, 1)
     buffer.add(results)
     optimizer, scheduler = make_optimizer(model, recipe)
     _, t_train = timed(lambda: train_steps(model, optimizer, scheduler, buffer, recipe, rng))

@@ -83,7 +83,8 @@ def main(argv=None) -> int:
             ckpt, logs = os.path.join(tmp, f"{name}.pt"), os.path.join(tmp, f"{name}_logs")
             run([os.path.join(ROOT, "main.py"), *flags, "--seed", "7", "--checkpoint", ckpt, "--log-dir", logs], tmp)
             with open(ckpt, "rb") as f:
-                print(f"train {name:10s} {sha(f.read())} {metrics_hash(os.path.join(logs, 'metrics.json'))}", flush=True)
+                weights = sha(f.read())
+            print(f"train {name:10s} {weights} {metrics_hash(os.path.join(logs, 'metrics.json'))}", flush=True)
         for name, flags in EVALS.items():
             if name not in wanted:
                 continue

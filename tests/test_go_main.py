@@ -18,7 +18,7 @@ import Go_Run
 import main
 import test as show_script
 from Go_Training import GoRecipe
-from Run_State import state_path_for
+from Run_Files import state_path_for
 
 TINY = (
     "--game go5 --games 2 --simulations 4 --train-steps 2 --batch-size 8 --filters 8 --blocks 1 --gate-games 0".split()

@@ -8,9 +8,9 @@ import pytest
 import torch
 
 from Go_Training import (
+    GameBuffer,
     GoRecipe,
     NoisyRootMCTS,
-    ReplayBuffer,
     dirichlet_over,
     hopeless_weights,
     make_optimizer,
@@ -70,7 +70,7 @@ def test_self_play_games_end_with_outcome_targets_from_the_player_to_move():
 @pytest.mark.slow
 def test_buffer_keeps_the_last_fraction_of_games():
     torch.manual_seed(0)
-    buffer = ReplayBuffer(fraction=0.5, min_games=2)
+    buffer = GameBuffer(fraction=0.5, min_games=2)
     for _ in range(3):
         buffer.add(self_play(TINY.network(), TINY, np.random.default_rng(1), games=2))
     assert buffer.games_added == 6 and len(buffer.games) == 3
@@ -80,7 +80,7 @@ def test_buffer_keeps_the_last_fraction_of_games():
 
 def test_augmented_batches_keep_policies_and_values():
     torch.manual_seed(0)
-    buffer = ReplayBuffer(1.0, 1)
+    buffer = GameBuffer(1.0, 1)
     buffer.add(self_play(TINY.network(), TINY, np.random.default_rng(2)))
     game, data = TINY.game(), buffer.arrays()
     plain = sample_batch(game, data, 16, np.random.default_rng(5), augment=False)
@@ -97,7 +97,7 @@ def test_a_training_iteration_reports_its_metrics():
     recipe = GoRecipe(**{**TINY.__dict__, "lr_milestones": (2,), "augment": True})
     model = recipe.network()
     optimizer, scheduler = make_optimizer(model, recipe)
-    metrics = train_iteration(model, optimizer, scheduler, ReplayBuffer(0.125, 3), recipe, np.random.default_rng(0))
+    metrics = train_iteration(model, optimizer, scheduler, GameBuffer(0.125, 3), recipe, np.random.default_rng(0))
     assert metrics["games"] == 3 and metrics["buffer_samples"] == metrics["samples"] > 0
     assert np.isfinite([metrics["loss"], metrics["policy_loss"], metrics["value_loss"]]).all()
     assert 0.0 <= metrics["black_wins"] <= 1.0 and optimizer.param_groups[0]["lr"] == pytest.approx(1e-3)
@@ -124,7 +124,7 @@ def test_hopeless_positions_train_the_value_only():
     recipe = GoRecipe(**{**TINY.__dict__, "hopeless": 0.5})
     model = recipe.network()
     optimizer, scheduler = make_optimizer(model, recipe)
-    metrics = train_iteration(model, optimizer, scheduler, ReplayBuffer(0.125, 3), recipe, np.random.default_rng(0))
+    metrics = train_iteration(model, optimizer, scheduler, GameBuffer(0.125, 3), recipe, np.random.default_rng(0))
     assert 0.0 <= metrics["hopeless_share"] <= 1.0 and np.isfinite(metrics["loss"])
 
 
@@ -139,7 +139,7 @@ def test_the_arena_keeps_a_network_that_scores_over_the_threshold_else_restores_
     seen = []
     monkeypatch.setattr(Go_Training, "gate", lambda m, kept, r, rng: seen.append(kept) or score)
     optimizer, scheduler = make_optimizer(model, recipe)
-    metrics = train_iteration(model, optimizer, scheduler, ReplayBuffer(0.125, 3), recipe, np.random.default_rng(0))
+    metrics = train_iteration(model, optimizer, scheduler, GameBuffer(0.125, 3), recipe, np.random.default_rng(0))
     assert all(torch.equal(seen[0][k], before[k]) for k in before)  # the arena met the weights before training
     same = all(torch.equal(v, before[k]) for k, v in model.state_dict().items())
     assert same == (score == 0.55) and metrics["gate_kept"] == float(score > 0.55)

@@ -1,5 +1,6 @@
 """main.py's training state as the one commit point: non-finite training, kills at any moment,
-a lock per checkpoint, damaged or inconsistent state files, stale temp files, bad output paths.
+a lock per checkpoint, damaged or inconsistent state files, stale temp files, bad output paths. Every test
+that takes ``game`` (or ``reference``) runs for the cube and for Go: both go through Run_Loop.py.
 
 Runs are in-process (``main.main``) or forked children of this process (torch already
 imported), so that the file stays fast on loaded machines; a child is killed with SIGKILL."""
@@ -20,26 +21,42 @@ import pytest
 import torch
 
 import main
+import Run_Files
+import Run_Loop
 import Run_State
 from Policy_Value_Net import PolicyValueNet
 from Puzzles import get_puzzle
 from Run_IO import atomic_write
 
-TINY = (
+CUBE_TINY = (
     "--episodes-per-iter 4 --sims 5 5 5 --batch-size 8 --min-buffer-batches 1 --sample-batches 2 --epochs 1 "
     "--max-episode-steps 3 --window 2 --solve-threshold 0.0 --seed 3 --skip-eval --no-progress "
     "--checkpoint m.pt --log-dir logs"
 ).split()
+GO_TINY = (
+    "--game go5 --games 2 --simulations 3 --train-steps 2 --batch-size 8 --filters 4 --blocks 1 --gate-games 0 "
+    "--buffer-min-games 2 --max-moves 24 --seed 3 --checkpoint m.pt --log-dir logs"
+).split()
+TINIES = {"cube": CUBE_TINY, "go": GO_TINY}
+TINY = list(CUBE_TINY)  # the flags of the test running now (the one_thread fixture sets them)
 FORK = multiprocessing.get_context("fork")
 
 
+@pytest.fixture(scope="module", params=list(TINIES))
+def game(request) -> str:
+    """The game a run-safety test runs for: each such test runs for every one."""
+    return request.param
+
+
 @pytest.fixture(autouse=True)
-def one_thread(monkeypatch, tmp_path):
-    """One torch thread (the machine is shared; forked children inherit it), runs in tmp_path."""
+def one_thread(monkeypatch, tmp_path, request):
+    """One torch thread (the machine is shared; forked children inherit it), runs in tmp_path, with the
+    tiny flags of the test's ``game`` (the cube's for tests that take none)."""
+    TINY[:] = TINIES[request.getfixturevalue("game")] if "game" in request.fixturenames else CUBE_TINY
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv(main.PAUSE_AFTER_COMMIT_ENV, raising=False)
+    monkeypatch.delenv(Run_Loop.PAUSE_AFTER_COMMIT_ENV, raising=False)
     yield
     torch.set_num_threads(threads)
 
@@ -110,25 +127,31 @@ def assert_consistent(out: dict) -> None:
     assert state["metrics"]["iterations"][-1] == state["iteration"]
 
 
+LOSSES = ("losses", "policy_losses", "value_losses")
+
+
 def assert_same_run(a: dict, b: dict) -> None:
+    """The same iterations, counts and outcomes, losses and weights within float rounding (wall time aside)."""
     assert a["state"]["iteration"] == b["state"]["iteration"]
     ma, mb = a["metrics"], b["metrics"]
-    assert ma["iterations"] == mb["iterations"] and ma["solve_rates"] == mb["solve_rates"]
-    assert ma["scramble_lengths"] == mb["scramble_lengths"] and ma["num_samples"] == mb["num_samples"]
-    assert ma["losses"] == pytest.approx(mb["losses"], rel=1e-5)
+    assert ma.keys() == mb.keys()
+    for key in ma.keys() - {"minutes", *LOSSES}:
+        assert ma[key] == mb[key], key
+    for key in LOSSES:
+        assert ma[key] == pytest.approx(mb[key], rel=1e-5), key
     for k, v in a["weights"].items():
         assert torch.allclose(v.float(), b["weights"][k].float(), rtol=1e-4, atol=1e-6), k
 
 
 @pytest.fixture(scope="module")
-def reference(tmp_path_factory):
-    """An uninterrupted 3-iteration run (its folder), and one good state to damage."""
-    folder = tmp_path_factory.mktemp("reference")
+def reference(tmp_path_factory, game):
+    """An uninterrupted 3-iteration run of ``game`` (its folder), and one good state to damage."""
+    folder = tmp_path_factory.mktemp(f"reference_{game}")
     old, threads = os.getcwd(), torch.get_num_threads()
     os.chdir(folder)
     torch.set_num_threads(1)
     try:
-        assert main.main([*TINY, "--num-iters", "3"]) == 0
+        assert main.main([*TINIES[game], "--num-iters", "3"]) == 0
     finally:
         os.chdir(old)
         torch.set_num_threads(threads)
@@ -145,8 +168,13 @@ def save_with_flags(state: dict, path="m.train_state.pt", **flags) -> None:
 @pytest.mark.slow
 def test_non_finite_loss_stops_without_saving_the_iteration(capsys, reference):
     Path("m.pt").write_bytes((reference / "m.pt").read_bytes())
-    # The run resumed with --lr 1e12 is one that had it all along: other flags are refused.
-    save_with_flags(torch.load(reference / "m.train_state.pt", weights_only=True), lr=1e12)
+    # The run resumed with --lr 1e12 is one that had it all along: other flags are refused. (Go's SGD keeps
+    # its rate in its optimizer's and schedule's states, so they had it too.)
+    state = torch.load(reference / "m.train_state.pt", weights_only=True)
+    if "scheduler" in state:
+        state["optimizer"]["param_groups"][0]["lr"] = 1e12
+        state["scheduler"]["base_lrs"] = state["scheduler"]["_last_lr"] = [1e12]
+    save_with_flags(state, lr=1e12)
     os.makedirs("logs")
     Path("logs/metrics.json").write_bytes((reference / "logs" / "metrics.json").read_bytes())
     before = {p: Path(p).read_bytes() for p in ("m.pt", "m.train_state.pt", "logs/metrics.json")}
@@ -160,7 +188,7 @@ def test_non_finite_loss_stops_without_saving_the_iteration(capsys, reference):
 # ---------------------------------------------------------------- 3. + 4. + 14. commit point, lock, temps
 @pytest.mark.slow
 def test_kill_after_the_last_commit_is_repaired_and_the_lock_guards_the_checkpoint(capsys, reference):
-    child = start_child("--num-iters", "3", **{main.PAUSE_AFTER_COMMIT_ENV: "3:60"})
+    child = start_child("--num-iters", "3", **{Run_Loop.PAUSE_AFTER_COMMIT_ENV: "3:60"})
     try:
         wait_for(lambda: state_iteration() == 3, timeout=120)
         assert Path("m.train_state.pt.lock").read_text().strip() == str(child.pid)
@@ -200,7 +228,7 @@ def test_atomic_write_names_its_temp_file_with_the_pid(tmp_path):
 
 
 @pytest.mark.slow
-def test_lock_is_released_on_sigterm_and_errors(capsys):
+def test_lock_is_released_on_sigterm_and_errors(capsys, game):
     child = start_child("--num-iters", "50")
     wait_for(lambda: state_iteration() == 1, timeout=120)
     os.kill(child.pid, signal.SIGTERM)
@@ -235,7 +263,7 @@ def test_sigkill_at_random_moments_then_a_rerun_equals_an_uninterrupted_run(caps
 
 
 # ---------------------------------------------------------------- 6. + 13. the file at fault
-def test_a_bad_checkpoint_is_blamed_not_the_missing_training_state(capsys):
+def test_a_bad_checkpoint_is_blamed_not_the_missing_training_state(capsys, game):
     torch.save({0: torch.zeros(3)}, "m.pt")
     rc, _, err = run(capsys, "--num-iters", "1")
     line = one_error_line(err)
@@ -295,6 +323,56 @@ def _damage(state, what):
     return state
 
 
+def _damage_go(state, what):
+    rows, pis, zs = state["buffer"][0]
+    if what == "args a JSON list":
+        state["args"] = json.dumps(["--game", "go5"])
+    elif what == "iteration 1e12":
+        state["iteration"] = 10**12
+    elif what == "buffer boards x100":
+        rows[0, 0] = 100
+    elif what == "nan metric":
+        state["metrics"]["black_wins"][-1] = float("nan")
+    elif what == "games added -1":
+        state["buffer_games_added"] = -1
+    elif what == "args not JSON":
+        state["args"] = "{--game go5"
+    elif what == "missing args":
+        del state["args"]
+    elif what == "a 7x7 buffer":
+        state["buffer"][0] = [torch.zeros(len(rows), 8 * 49 + 1, dtype=torch.int8), pis, zs]
+    elif what == "seconds nan":
+        state["seconds"] = float("nan")
+    elif what == "metric list too short":
+        state["metrics"]["mean_lengths"] = state["metrics"]["mean_lengths"][:-1]
+    elif what == "a go7 state":
+        state["go_size"] = 7
+    elif what == "a cube state":
+        del state["go_size"]
+        state["scramble_len"] = 3
+    elif what == "policies not distributions":
+        pis[0] = 5.0
+    elif what == "buffer of another recipe":
+        state["buffer"] = state["buffer"][:1]
+    return state
+
+
+EXPECTED_GO = {
+    "args a JSON list": "saved flags that cannot be read",
+    "iteration 1e12": "not consecutive up to its iteration 1000000000000",
+    "buffer boards x100": "points outside -1..1",
+    "nan metric": "finite numbers",
+    "games added -1": "has -1 games played in 3 iterations",
+    "args not JSON": "saved flags that cannot be read",
+    "missing args": "lacks args",
+    "a 7x7 buffer": "need n x 201 int8, a 5x5 board",
+    "seconds nan": "training time that is not a number of seconds",
+    "metric list too short": "metric lists of different lengths",
+    "a go7 state": "belongs to a 7x7 run, not --game go5",
+    "a cube state": "is a cube run's training state",
+    "policies not distributions": "policy targets that are not distributions",
+    "buffer of another recipe": "has a game buffer of 1 games where this recipe keeps 2",
+}
 EXPECTED = {
     "negative scramble length": "scramble length -2",
     "buffer lengths": "different lengths",
@@ -320,27 +398,41 @@ EXPECTED = {
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("what", list(EXPECTED))
-def test_an_inconsistent_training_state_is_refused_before_resuming(capsys, reference, what):
-    state = _damage(torch.load(reference / "m.train_state.pt", weights_only=True), what)
+@pytest.mark.parametrize(
+    "game, what", [("cube", w) for w in EXPECTED] + [("go", w) for w in EXPECTED_GO], indirect=["game"]
+)
+def test_an_inconsistent_training_state_is_refused_before_resuming(capsys, reference, game, what):
+    damage, expected = (_damage, EXPECTED) if game == "cube" else (_damage_go, EXPECTED_GO)
+    state = damage(torch.load(reference / "m.train_state.pt", weights_only=True), what)
     torch.save(state, "m.train_state.pt")
     rc, out, err = run(capsys, "--num-iters", "4")
     line = one_error_line(err)
     assert rc == 2 and "Resuming" not in out
-    assert "training state 'm.train_state.pt'" in line and EXPECTED[what] in line and "--fresh" in line
+    assert "training state 'm.train_state.pt'" in line and expected[what] in line and "--fresh" in line
 
 
 # ---------------------------------------------------------------- issue 28: saved flags, memory, shapes
+#: Flags a resumed run may change, per game: how long it trains, the evaluation, threads, paths, snapshots.
+MAY_CHANGE = {
+    "cube": ["--threads", "1", "--eval-runs", "5", "--log-dir", "other", "--snapshot-every", "2"],
+    "go": ["--snapshot-every", "2", "--workers", "1", "--log-dir", "other", "--time-budget", "60"],
+}
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    "flags, used, asked",
+    "game, flags, used, asked",
     [
-        (["--seed", "1"], "--seed 3", "--seed 1"),
-        (["--recipe", "alphazero"], "no --recipe", "--recipe alphazero"),
-        (["--targets", "lookahead", "--value-loss", "bce"], "--targets selfplay, --value-loss mse", "--targets look"),
+        ("cube", ["--seed", "1"], "--seed 3", "--seed 1"),
+        ("cube", ["--recipe", "alphazero"], "no --recipe", "--recipe alphazero"),
+        ("cube", ["--targets", "lookahead", "--value-loss", "bce"], "--targets selfplay, --value-loss mse",
+         "--targets look"),
+        ("go", ["--seed", "1"], "--seed 3", "--seed 1"),
+        ("go", ["--simulations", "5", "--augment"], "--simulations 3, no --augment", "--simulations 5, --augment"),
     ],
-)
-def test_resuming_with_other_training_flags_is_refused(capsys, reference, flags, used, asked):
+    indirect=["game"],
+)  # fmt: skip
+def test_resuming_with_other_training_flags_is_refused(capsys, reference, game, flags, used, asked):
     for name in ("m.pt", "m.train_state.pt"):
         Path(name).write_bytes((reference / name).read_bytes())
     before = {p: Path(p).read_bytes() for p in ("m.pt", "m.train_state.pt")}
@@ -350,7 +442,7 @@ def test_resuming_with_other_training_flags_is_refused(capsys, reference, flags,
     assert f"the saved run used {used}" in line and f"this command asks for {asked}" in line
     assert {p: Path(p).read_bytes() for p in before} == before
     # How long a run trains, the evaluation, threads and paths may change.
-    rc, out, err = run(capsys, "--num-iters", "3", "--threads", "1", "--eval-runs", "5", "--log-dir", "other")
+    rc, out, err = run(capsys, "--num-iters", "3", *MAY_CHANGE[game])
     assert rc == 0 and "Nothing to train" in out, err
 
 
@@ -365,19 +457,29 @@ def test_a_one_class_distance_head_is_refused_at_the_start(capsys):
         PolicyValueNet(distance_classes=1)
 
 
-def test_flags_that_need_more_memory_than_the_machine_are_refused_before_any_work(capsys):
-    big = ["--sims", "100000", "--episodes-per-iter", "1000000", "--max-episode-steps", "10000"]
+BIG = {
+    "cube": (["--sims", "100000", "--episodes-per-iter", "1000000", "--max-episode-steps", "10000"],
+             "the search trees (--episodes-per-iter x --sims)"),
+    "go": (["--simulations", "100000", "--games", "100000"], "the search trees (--games x --simulations)"),
+}  # fmt: skip
+
+
+def test_flags_that_need_more_memory_than_the_machine_are_refused_before_any_work(capsys, game):
+    big, what = BIG[game]
     rc, out, err = run(capsys, "--num-iters", "1", *big)
     line = one_error_line(err)
-    assert rc == 2 and "TiB of memory" in line and "the search trees (--episodes-per-iter x --sims)" in line
+    assert rc == 2 and "TiB of memory" in line and what in line
     assert "Training" not in out and os.listdir(".") == []
+
+
+def test_the_cube_s_memory_needs_grow_with_its_flags_and_scramble_length():
     args = main.parse_args(TINY)
     Run_State.check_memory(args, 3)  # the tiny run fits anywhere
-    with pytest.raises(Run_State.RunError, match="more than this machine's 1.0 KiB"):
+    with pytest.raises(Run_Files.RunError, match="more than this machine's 1.0 KiB"):
         Run_State.check_memory(args, 3, available=1024)
     args = main.parse_args([*TINY, "--buffer-size", "8"])
     Run_State.check_memory(args, 3, available=200_000)
-    with pytest.raises(Run_State.RunError, match="for the scrambles' moves"):  # a long saved scramble length
+    with pytest.raises(Run_Files.RunError, match="for the scrambles' moves"):  # a long saved scramble length
         Run_State.check_memory(args, 10_000, available=200_000)
 
 
@@ -404,7 +506,7 @@ def test_the_replay_buffer_and_its_check_take_the_puzzle_s_shapes(name):
         (["--log-dir", "afile"], "is a file, not a folder"),
     ],
 )
-def test_unusable_output_paths_are_refused_before_any_work(capsys, flags, words):
+def test_unusable_output_paths_are_refused_before_any_work(capsys, game, flags, words):
     os.mkdir("folder")
     Path("afile").write_text("x")
     rc, out, err = run(capsys, "--num-iters", "1", *flags)
@@ -414,8 +516,8 @@ def test_unusable_output_paths_are_refused_before_any_work(capsys, flags, words)
 
 # ---------------------------------------------------------------- issue 28: one run per identity
 @pytest.mark.slow
-def test_every_name_of_a_live_run_and_its_log_folder_are_refused(capsys):
-    child = start_child("--num-iters", "1", **{main.PAUSE_AFTER_COMMIT_ENV: "1:60"})
+def test_every_name_of_a_live_run_and_its_log_folder_are_refused(capsys, game):
+    child = start_child("--num-iters", "1", **{Run_Loop.PAUSE_AFTER_COMMIT_ENV: "1:60"})
     try:
         wait_for(lambda: state_iteration() == 1, timeout=120)
         live = Path("logs/metrics.json").read_bytes() if Path("logs/metrics.json").exists() else None
@@ -437,7 +539,7 @@ def test_every_name_of_a_live_run_and_its_log_folder_are_refused(capsys):
 
 
 @pytest.mark.slow
-def test_a_run_killed_before_its_first_iteration_is_not_archived(capsys, monkeypatch):
+def test_a_run_killed_before_its_first_iteration_is_not_archived(capsys, monkeypatch, game):
     class Killed(Exception):
         pass
 
@@ -445,7 +547,7 @@ def test_a_run_killed_before_its_first_iteration_is_not_archived(capsys, monkeyp
         raise Killed  # what kill -9 leaves: the run's TensorBoard folder and nothing saved
 
     with monkeypatch.context() as m:
-        m.setattr(main, "train", killed)
+        m.setattr(Run_Loop, "train", killed)
         for _ in range(2):
             with pytest.raises(Killed):
                 run(capsys, "--num-iters", "1")
@@ -457,7 +559,7 @@ def test_a_run_killed_before_its_first_iteration_is_not_archived(capsys, monkeyp
     assert rc == 0 and "Moved the previous run's logs" in out
 
 
-def test_a_full_disk_while_saving_is_one_sentence(capsys, monkeypatch):
+def test_a_full_disk_while_saving_is_one_sentence(capsys, monkeypatch, game):
     real = os.fdopen
 
     class Full:
@@ -496,7 +598,7 @@ def test_a_full_disk_while_saving_is_one_sentence(capsys, monkeypatch):
     ],
     ids=["fifo checkpoint", "symlink loop", "state is a folder", "lock is a folder", "log lock is a fifo"],
 )
-def test_outputs_and_locks_that_are_no_regular_file_are_named(capsys, make, words):
+def test_outputs_and_locks_that_are_no_regular_file_are_named(capsys, game, make, words):
     make()
     before = sorted(os.listdir("."))
     rc, out, err = run(capsys, "--num-iters", "1")
