@@ -34,8 +34,8 @@ import itertools
 import numpy as np
 import torch
 
-from Games import Game, get_game
-from Search_Tree import C_PUCT, N_ROW, W_ROW, Evaluator, SearchTree
+from engine.Games import Game, get_game
+from engine.Search_Tree import C_PUCT, N_ROW, W_ROW, Evaluator, SearchTree
 
 
 class NetworkEvaluator:

@@ -39,7 +39,6 @@ from pathlib import Path
 
 import numpy as np
 
-import Cli
 from Rubik2x2Env import (
     ACTION_FACE,
     CANONICAL_SLOT_COLOURS,
@@ -51,7 +50,8 @@ from Rubik2x2Env import (
     format_moves,
     parse_moves,
 )
-from Run_IO import OutputError, atomic_write, not_a_file
+from run import Cli
+from run.Run_IO import OutputError, atomic_write, not_a_file
 
 NUM_PERMS = 5040  # 7! arrangements of the 7 free corners
 NUM_ORIS = 729  # 3**6 twists (the 7th corner's twist is implied)

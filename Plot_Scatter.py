@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-from Run_IO import atomic_write, write_json
+from run.Run_IO import atomic_write, write_json
 
 METRIC_KEYS = (
     "iterations", "losses", "policy_losses", "value_losses", "solve_rates", "scramble_lengths", "num_samples",

@@ -45,9 +45,10 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from Games import GAMES
-from Pair_Input import CubiePairs, obs_dim_of_table
-from Puzzles import PUZZLES, get_puzzle
+from cube.Pair_Input import CubiePairs, obs_dim_of_table
+from cube.Puzzles import PUZZLES, get_puzzle
+from engine.Games import GAMES
+from engine.Value_Scale import VALUE_PER_MOVE
 from Rubik2x2Env import (
     NUM_ACTIONS,
     NUM_FACES,
@@ -56,8 +57,7 @@ from Rubik2x2Env import (
     ROTATION_PERMS,
     SYMMETRY_CANONICAL_TABLES,
 )
-from Run_IO import DEFAULT_CHECKPOINT, CheckpointError, atomic_write, find_checkpoint, not_a_file
-from Value_Scale import VALUE_PER_MOVE
+from run.Run_IO import DEFAULT_CHECKPOINT, CheckpointError, atomic_write, find_checkpoint, not_a_file
 
 HIDDEN_SIZES = (512, 1024, 512, 128)
 OBS_DIM_2X2 = NUM_STICKERS * NUM_FACES  # 144: the inputs the canonicalising tables are built for

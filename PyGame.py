@@ -46,11 +46,18 @@ import numpy as np
 import pygame
 import torch
 
-import Cli
-from Cli import DeviceError, add_checkpoint_flag, add_device_flag, fail, resolve_device
-from Cube_View import CubeView
-from Gui_Solve import DEFAULT_MAX_STEPS, DEFAULT_SIMS, OptimalOracle, SolveWorker
-from Gui_Theme import (
+from cube.Puzzles import Puzzle, add_puzzle_flag, get_puzzle, puzzle_name
+from cube.Solvers import (
+    NETWORK_SOLVERS,
+    SolverOptions,
+    add_solver_arguments,
+    options_from_args,
+    resolve_solver,
+    solver_puzzle_problem,
+)
+from gui.Cube_View import CubeView
+from gui.Gui_Solve import DEFAULT_MAX_STEPS, DEFAULT_SIMS, OptimalOracle, SolveWorker
+from gui.Gui_Theme import (
     ACCENT,
     BG,
     DIM,
@@ -67,19 +74,12 @@ from Gui_Theme import (
     fit_text,
     save_png,
 )
-from Gui_Window import Window
+from gui.Gui_Window import Window
 from Policy_Value_Net import CheckpointError, find_and_load_model
-from Puzzles import Puzzle, add_puzzle_flag, get_puzzle, puzzle_name
 from Rubik2x2Env import ACTION_FACE, MOVE_NAMES, format_moves, parse_moves
-from Run_IO import OutputError, check_writable
-from Solvers import (
-    NETWORK_SOLVERS,
-    SolverOptions,
-    add_solver_arguments,
-    options_from_args,
-    resolve_solver,
-    solver_puzzle_problem,
-)
+from run import Cli
+from run.Cli import DeviceError, add_checkpoint_flag, add_device_flag, fail, resolve_device
+from run.Run_IO import OutputError, check_writable
 
 # --------------------------------------------------------------------------- constants
 WIDTH, HEIGHT = 960, 680
@@ -690,7 +690,7 @@ def go_requested(argv) -> bool:
 
 def main(argv=None) -> int:
     if go_requested(argv):
-        from Go_Gui import main as go_main  # only for Go: the cube window never loads it
+        from gui.Go_Gui import main as go_main  # only for Go: the cube window never loads it
 
         return go_main(argv)
     args = parse_args(argv)

@@ -24,8 +24,8 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 
-import Cube_Model
-from Cube_Model import (  # noqa: F401 - re-exported: the 2x2's names for the shared facts
+from cube import Cube_Model
+from cube.Cube_Model import (  # noqa: F401 - re-exported: the 2x2's names for the shared facts
     ACTION_FACE,
     FACE_NAMES,
     MOVE_NAMES,

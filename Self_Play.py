@@ -23,11 +23,11 @@ import torch
 from tqdm.auto import tqdm
 
 from Action_MCTS import pick_action_from_mcts, pick_actions_batch
-from Games import DEFAULT_GAME, Game, get_game
+from engine.Games import DEFAULT_GAME, Game, get_game
+from engine.Precision import eval_mode
+from engine.Search_Tree import C_PUCT, take_rows
+from engine.Value_Scale import solved_value
 from MCTS_Core import MCTS, Evaluator
-from Precision import eval_mode
-from Search_Tree import C_PUCT, take_rows
-from Value_Scale import solved_value
 
 UNSOLVED_VALUE = -1.0
 #: The original passes temperature 0.3 to its greedy evaluation episodes; greedy play ignores it.

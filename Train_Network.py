@@ -9,8 +9,8 @@ import torch
 import torch.nn.functional as F
 from tqdm.auto import tqdm
 
-import Precision
-from Value_Scale import VALUE_PER_MOVE
+from engine import Precision
+from engine.Value_Scale import VALUE_PER_MOVE
 
 VALUE_WEIGHT = 1.0
 POLICY_WEIGHT = 1.2

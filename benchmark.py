@@ -38,13 +38,13 @@ import time
 import numpy as np
 import torch
 
-import Cli
-from Cli import DeviceError, HelpFormatter, add_device_flag, fail, int_in, positive_float, resolve_device
+from cube.Seed_System_Targets import VALUE_SCALES
+from cube.Solvers import SOLVERS, SolverOptions, solve_cubes
 from Optimal_Solver import MAX_DISTANCE, get_solver
 from Policy_Value_Net import CheckpointError, load_model
-from Run_IO import OutputError, atomic_write, check_writable
-from Seed_System_Targets import VALUE_SCALES
-from Solvers import SOLVERS, SolverOptions, solve_cubes
+from run import Cli
+from run.Cli import DeviceError, HelpFormatter, add_device_flag, fail, int_in, positive_float, resolve_device
+from run.Run_IO import OutputError, atomic_write, check_writable
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 TRAINERS = ("selfplay", "lookahead", "adi", "scramble")

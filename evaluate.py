@@ -75,11 +75,46 @@ import time
 import numpy as np
 import torch
 
-import Cli
-import Go_Args
-import Go_Match
-import Workers
-from Cli import (
+from cube.Evaluation_All_Positions import ALL_POSITIONS_SAMPLE, AllPositionsError, all_positions_mode, write_jsonl
+from cube.Evaluation_Modes import (
+    ScrambleFileError,
+    distance_mode,
+    play_cubes,
+    read_scramble_file,
+    run_costs,
+    scramble_file_mode,
+    scramble_range_mode,
+    summarize,
+    uniform_mode,
+)
+from cube.Evaluation_Report import (
+    all_positions_table,
+    cell,
+    distance_table,
+    pct,
+    plot_all_positions,
+    plot_distance_data,
+    plot_scramble_rows,
+    scramble_range_table,
+    scramble_records_table,
+)
+from cube.Puzzles import Puzzle, add_puzzle_flag, get_puzzle
+from cube.Solvers import (
+    NETWORK_SOLVERS,
+    SolverOptions,
+    SolverRun,
+    add_solver_arguments,
+    check_network,
+    options_from_args,
+    resolve_solver,
+    solver_puzzle_problem,
+    solver_settings,
+)
+from go import Go_Args, Go_Match
+from Optimal_Solver import MAX_DISTANCE, get_solver
+from Policy_Value_Net import CheckpointError, load_model
+from run import Cli, Workers
+from run.Cli import (
     C_PUCT,
     EVAL_SIMULATIONS,
     MAX_MOVES,
@@ -91,44 +126,7 @@ from Cli import (
     resolve_device,
     show_progress,
 )
-from Evaluation_All_Positions import ALL_POSITIONS_SAMPLE, AllPositionsError, all_positions_mode, write_jsonl
-from Evaluation_Modes import (
-    ScrambleFileError,
-    distance_mode,
-    play_cubes,
-    read_scramble_file,
-    run_costs,
-    scramble_file_mode,
-    scramble_range_mode,
-    summarize,
-    uniform_mode,
-)
-from Evaluation_Report import (
-    all_positions_table,
-    cell,
-    distance_table,
-    pct,
-    plot_all_positions,
-    plot_distance_data,
-    plot_scramble_rows,
-    scramble_range_table,
-    scramble_records_table,
-)
-from Optimal_Solver import MAX_DISTANCE, get_solver
-from Policy_Value_Net import CheckpointError, load_model
-from Puzzles import Puzzle, add_puzzle_flag, get_puzzle
-from Run_IO import OutputError, check_writable, find_checkpoint, read_json, remove_stale_temps, write_json
-from Solvers import (
-    NETWORK_SOLVERS,
-    SolverOptions,
-    SolverRun,
-    add_solver_arguments,
-    check_network,
-    options_from_args,
-    resolve_solver,
-    solver_puzzle_problem,
-    solver_settings,
-)
+from run.Run_IO import OutputError, check_writable, find_checkpoint, read_json, remove_stale_temps, write_json
 
 SCRAMBLE_RESULT_FILE = "eval_scramble_result.json"
 SCRAMBLES_RESULT_FILE = "eval_scrambles.json"

@@ -24,11 +24,11 @@ import sys
 
 import numpy as np
 
-import Cli
-from Go_Board import format_vertex, parse_vertex
-from Go_Game import go_play_game
-from GTP_Client import format_response, parse_color, parse_command
-from Run_IO import CheckpointError, find_checkpoint
+from go.Go_Board import format_vertex, parse_vertex
+from go.Go_Game import go_play_game
+from go.GTP_Client import format_response, parse_color, parse_command
+from run import Cli
+from run.Run_IO import CheckpointError, find_checkpoint
 
 NAME, VERSION = "rubik-alphazero-go", "1.0"
 COMMANDS = (
@@ -80,7 +80,7 @@ def agent_from_args(model, args: argparse.Namespace, **kw):
     """The agent of ``add_agent_flags``'s flags (``--sims``, ``--c-puct``, ``--symmetric``): ``Arena.play_agent``,
     the one function that builds the agent of gtp.py, the GUI and ``evaluate.py --game goN`` (``kw``: its
     ``device``, ``rng``, ``sample_moves``, ``name``, ``wrap``)."""
-    from Arena import play_agent  # torch: imported once the flags are read (a fast --help)
+    from go.Arena import play_agent  # torch: imported once the flags are read (a fast --help)
 
     return play_agent(model, args.sims, args.c_puct, args.symmetric, **kw)
 
@@ -248,7 +248,7 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     import torch  # after the flags: --help and a bad flag answer at once
 
-    from Go_Net import load_go_model
+    from go.Go_Net import load_go_model
 
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)  # one search at a time: batch-1 forwards are fastest on one thread

@@ -39,24 +39,21 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-import Cli
-import Go_Args
-import Go_Run
-import Run_State
-import Train_Args
-import Workers
-from Cli import resolve_device, show_progress
+from cube import Run_State, Train_Args
+from cube.Lookahead_Targets import greedy_policy_solve_rate, lookahead_targets, scramble_path_states
+from cube.Puzzles import get_puzzle
+from cube.Run_State import Run
+from cube.Seed_System_Targets import SEED_TARGETS, seed_training_sample
+from cube.Solvers import SolverOptions
+from engine.Gumbel_MCTS import gumbel_self_play
 from evaluate import ScrambleEvaluator
-from Gumbel_MCTS import gumbel_self_play
-from Lookahead_Targets import greedy_policy_solve_rate, lookahead_targets, scramble_path_states
+from go import Go_Args, Go_Run
 from Plot_Scatter import METRIC_KEYS, MetricsLogger
 from Policy_Value_Net import PolicyValueNet, load_state_dict
-from Puzzles import get_puzzle
-from Run_Loop import LoopSettings, check_finite, run_training
-from Run_State import Run
-from Seed_System_Targets import SEED_TARGETS, seed_training_sample
+from run import Cli, Workers
+from run.Cli import resolve_device, show_progress
+from run.Run_Loop import LoopSettings, check_finite, run_training
 from Self_Play import generate_self_play_data
-from Solvers import SolverOptions
 from Train_Network import train_on_targets
 
 

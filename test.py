@@ -28,10 +28,22 @@ import time
 
 import torch
 
-import Cli
-import Go_Args
-import Go_Match
-from Cli import (
+from cube.Puzzles import Puzzle, add_puzzle_flag, get_puzzle
+from cube.Solvers import (
+    NETWORK_SOLVERS,
+    SolverOptions,
+    add_solver_arguments,
+    options_from_args,
+    resolve_solver,
+    solve_cubes,
+    solver_puzzle_problem,
+)
+from go import Go_Args, Go_Match
+from Optimal_Solver import get_solver
+from Policy_Value_Net import CheckpointError, PolicyValueNet, find_and_load_model, load_model
+from Rubik2x2Env import MOVE_NAMES, format_moves, parse_moves
+from run import Cli
+from run.Cli import (
     C_PUCT,
     MAX_MOVES,
     DeviceError,
@@ -41,20 +53,7 @@ from Cli import (
     fail,
     resolve_device,
 )
-from Optimal_Solver import get_solver
-from Policy_Value_Net import CheckpointError, PolicyValueNet, find_and_load_model, load_model
-from Puzzles import Puzzle, add_puzzle_flag, get_puzzle
-from Rubik2x2Env import MOVE_NAMES, format_moves, parse_moves
 from Self_Play import greedy_solve
-from Solvers import (
-    NETWORK_SOLVERS,
-    SolverOptions,
-    add_solver_arguments,
-    options_from_args,
-    resolve_solver,
-    solve_cubes,
-    solver_puzzle_problem,
-)
 
 
 def load_network_in_eval_mode(path: str, device) -> PolicyValueNet:

@@ -29,13 +29,13 @@ import numpy as np
 import torch
 
 import common  # noqa: F401  (import paths)
-import Precision
-import Solvers as S
 from common import Cli, load_3x3_model, timed
-from Cube_Model import NO_ACTION
-from Kociemba_Solver import solution_lengths
-from Puzzles import get_puzzle
-from Solver_Base import SolveResult, evaluate_once, verify
+from cube import Solvers as S
+from cube.Cube_Model import NO_ACTION
+from cube.Kociemba_Solver import solution_lengths
+from cube.Puzzles import get_puzzle
+from cube.Solver_Base import SolveResult, evaluate_once, verify
+from engine import Precision
 
 OPTIMAL_MEAN = 20.66  # quarter turns: the mean optimal length of a uniformly random 3x3 position
 P3 = get_puzzle("3x3")

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import common  # noqa: F401  (import paths)
 from common import Cli, default_3x3_side_by_side
-from End_Table import end_table
-from Puzzles import get_puzzle
+from cube.End_Table import end_table
+from cube.Puzzles import get_puzzle
 
 
 def main(argv=None) -> int:

@@ -14,7 +14,7 @@ import time
 import numpy as np
 
 from common import Cli
-from Go_Board import MAX_SIZE, MIN_SIZE, GoBoard
+from go.Go_Board import MAX_SIZE, MIN_SIZE, GoBoard
 
 
 def steps_per_second(size: int, batch: int, rounds: int) -> float:

@@ -26,13 +26,13 @@ import numpy as np
 import torch
 
 import common  # noqa: F401
-import Go_Args
 from Action_MCTS import pick_actions_batch
 from common import Cli, timed
-from Go_Training import GameBuffer, make_optimizer, self_play, train_steps
+from go import Go_Args
+from go.Go_Training import GameBuffer, make_optimizer, self_play, train_steps
 from MCTS_Core import MCTS
-from Recipes import GO_RECIPES
 from reference_mcts import ReferenceGameMCTS
+from run.Recipes import GO_RECIPES
 
 TARGET = 10.0  # issue 30: batched self-play at least 10x the one-tree reference
 

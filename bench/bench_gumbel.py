@@ -13,7 +13,7 @@ import numpy as np
 
 import common  # noqa: F401  (import paths)
 from common import Cli, random_net, timed
-from Gumbel_MCTS import GumbelMCTS
+from engine.Gumbel_MCTS import GumbelMCTS
 from MCTS_Core import MCTS
 from Rubik2x2Env import batch_scramble
 

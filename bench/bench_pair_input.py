@@ -20,12 +20,12 @@ import numpy as np
 import torch
 
 import common  # noqa: F401  (import paths)
-import Precision
 from common import Cli, print_rates, print_ratio, walk_states
+from cube.Puzzles import get_puzzle
+from cube.Solver_Base import network_fns
+from engine import Precision
 from Policy_Value_Net import VALUE_PER_MOVE, PolicyValueNet
-from Puzzles import get_puzzle
-from Recipes import RECIPES
-from Solver_Base import network_fns
+from run.Recipes import RECIPES
 from Train_Network import train_on_targets
 
 INPUTS = ("stickers", "pairs")

@@ -18,11 +18,11 @@ import numpy as np
 import torch
 
 import common  # noqa: F401  (import paths)
-import Precision
 from common import Cli, load_3x3_model, print_rates, walk_states
+from cube.Puzzles import get_puzzle
+from cube.Solver_Base import network_fns
+from engine import Precision
 from Policy_Value_Net import VALUE_PER_MOVE
-from Puzzles import get_puzzle
-from Solver_Base import network_fns
 from Train_Network import train_on_targets
 
 

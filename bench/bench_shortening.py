@@ -18,9 +18,9 @@ import numpy as np
 
 import common  # noqa: F401  (import paths)
 from common import Cli
-from Cube_Model import MOVE_NAMES
-from Puzzles import get_puzzle
-from Solution_Shortening import ball, shorten
+from cube.Cube_Model import MOVE_NAMES
+from cube.Puzzles import get_puzzle
+from cube.Solution_Shortening import ball, shorten
 
 P3 = get_puzzle("3x3")
 ACTION_OF = {name: a for a, name in enumerate(MOVE_NAMES)}

@@ -18,8 +18,8 @@ import numpy as np
 import torch
 
 import common  # noqa: F401  (import paths)
-import Solvers as S
 from common import Cli, timed
+from cube import Solvers as S
 from Optimal_Solver import get_solver
 from Policy_Value_Net import CheckpointError, load_model
 

@@ -16,11 +16,11 @@ import numpy as np
 
 import common  # noqa: F401  (import paths)
 from common import Cli, load_3x3_model
-from Precision import PRECISIONS
-from Puzzles import get_puzzle
-from Solver_Base import network_fns
-from Solver_Views import cube_solution, disguise, view_count_limit, view_list
-from Solvers import solve_cubes
+from cube.Puzzles import get_puzzle
+from cube.Solver_Base import network_fns
+from cube.Solver_Views import cube_solution, disguise, view_count_limit, view_list
+from cube.Solvers import solve_cubes
+from engine.Precision import PRECISIONS
 
 P3 = get_puzzle("3x3")
 

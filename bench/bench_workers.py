@@ -19,9 +19,9 @@ import numpy as np
 import torch
 
 import common  # noqa: F401
-import Workers
-from Cli import C_PUCT
 from common import Cli, random_net, timed
+from run import Workers
+from run.Cli import C_PUCT
 from Self_Play import generate_self_play_data
 
 

@@ -12,9 +12,9 @@ sys.path[:0] = [ROOT, os.path.join(ROOT, "tests")]
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-import Cli  # noqa: E402, F401  (the scripts' flag types and run_script: ``from common import Cli``)
 from Policy_Value_Net import CheckpointError, PolicyValueNet, load_model  # noqa: E402
 from Rubik2x2Env import batch_onehot  # noqa: E402
+from run import Cli  # noqa: E402, F401  (the scripts' flag types and run_script: ``from common import Cli``)
 
 
 def load_3x3_model(path: str, threads: int) -> PolicyValueNet:
@@ -95,10 +95,10 @@ def default_3x3_side_by_side(argv, doc: str, variants: dict[str, dict], same_mov
     import argparse
     import dataclasses
 
-    from Puzzles import get_puzzle
-    from Solver_Base import network_fns
-    from Solver_Views import solve_from_views
-    from Solvers import SOLVERS, SolverOptions
+    from cube.Puzzles import get_puzzle
+    from cube.Solver_Base import network_fns
+    from cube.Solver_Views import solve_from_views
+    from cube.Solvers import SOLVERS, SolverOptions
 
     p3 = get_puzzle("3x3")
     p = Cli.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)

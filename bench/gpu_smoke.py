@@ -40,7 +40,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import Cli  # noqa: E402
+from run import Cli  # noqa: E402
 
 #: Training losses of runs fed the same data: float32 sums in another order (cuBLAS against MKL) differ
 #: in the 6th-7th digit a step, and a few steps of Adam keep that far below a tenth of a percent.
@@ -84,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     import torch  # here: --help needs none of it
 
-    from Run_IO import OutputError, check_writable
+    from run.Run_IO import OutputError, check_writable
 
     if args.out:
         try:
@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
         say(f"  FAILED: {failure}")
     say(f"wall time {time.monotonic() - start:.0f} s")
     if args.out:
-        from Run_IO import atomic_write
+        from run.Run_IO import atomic_write
 
         atomic_write(args.out, lambda f: f.write("\n".join(out_lines) + "\n"), mode="w")
     return 1 if failures else 0
@@ -188,7 +188,7 @@ def loads_on_cpu(path: Path, run_name: str) -> str | None:
     """``None`` when the checkpoint loads on the CPU with finite outputs, else what went wrong."""
     try:
         if run_name == "go5":
-            from Go_Net import load_go_model
+            from go.Go_Net import load_go_model
 
             load_go_model(str(path), device="cpu")
         else:
@@ -207,7 +207,7 @@ def check_networks(work: Path, args, say) -> list[str]:
     import numpy as np
     import torch
 
-    from Go_Net import load_go_model
+    from go.Go_Net import load_go_model
     from Policy_Value_Net import load_model
 
     rng = np.random.default_rng(args.seed)
@@ -239,7 +239,7 @@ def network_inputs(name: str, rng):
     import torch
 
     if name == "go5":
-        from Go_Game import go_game
+        from go.Go_Game import go_game
 
         game = go_game(5)
         states = game.initial_state(4096)
@@ -252,7 +252,7 @@ def network_inputs(name: str, rng):
             for key in states:
                 states[key][live] = moved[key]
         return torch.from_numpy(game.encode(game.eval_input(states)))
-    from Puzzles import get_puzzle
+    from cube.Puzzles import get_puzzle
 
     puzzle = get_puzzle(name)
     cubes, _ = puzzle.scramble(rng, 4096, 20)

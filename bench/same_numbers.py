@@ -22,6 +22,9 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+from run import Cli  # noqa: E402
+
 CUBE_TINY = (
     "--episodes-per-iter 4 --sims 8 8 8 --epochs 1 --batch-size 8 --min-buffer-batches 1 --sample-batches 2 "
     "--max-episode-steps 4 --window 2 --solve-threshold 0.0 --num-iters 3 --skip-eval --no-progress --threads 1"
@@ -70,8 +73,10 @@ def run(cmd: list[str], cwd: str) -> None:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", nargs="*", help="names of runs or evaluations to fingerprint (default: all)")
+    parser = Cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument(
+        "--only", nargs="*", choices=[*RUNS, *EVALS], help="runs or evaluations to fingerprint (default: all)"
+    )
     args = parser.parse_args(argv)
     wanted = set(args.only or [*RUNS, *EVALS])
     env_threads = os.environ.get("OMP_NUM_THREADS", "default")
@@ -112,4 +117,4 @@ def strip_times(value):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    Cli.run_script(main)

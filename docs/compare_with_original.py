@@ -27,9 +27,9 @@ import matplotlib  # noqa: E402
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-import Cli  # noqa: E402
 from Plot_Scatter import save_figure  # noqa: E402
-from Run_IO import OutputError, check_writable  # noqa: E402
+from run import Cli  # noqa: E402
+from run.Run_IO import OutputError, check_writable  # noqa: E402
 
 
 def load(path: str):

@@ -23,9 +23,9 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import Cli  # noqa: E402
-from Go_Board import BLACK, EMPTY, MAX_SIZE, MIN_SIZE, WHITE, GoBoard, board_to_text, format_vertex  # noqa: E402
-from GTP_Client import GNUGO_INSTALL_HINT, GNUGO_PATH, GTPClient, GTPError, format_color, gnugo_command  # noqa: E402
+from go.Go_Board import BLACK, EMPTY, MAX_SIZE, MIN_SIZE, WHITE, GoBoard, board_to_text, format_vertex  # noqa: E402
+from go.GTP_Client import GNUGO_INSTALL_HINT, GNUGO_PATH, GTPClient, GTPError, format_color, gnugo_command  # noqa: E402
+from run import Cli  # noqa: E402
 
 MAX_REPORTED = 5  # disagreements printed in full
 

@@ -30,10 +30,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import numpy as np  # noqa: E402
 from value_by_distance import class_distances, class_outputs, print_table  # noqa: E402
 
-import Cli  # noqa: E402
 from Optimal_Solver import MAX_DISTANCE, get_solver  # noqa: E402
 from Policy_Value_Net import CheckpointError, load_model  # noqa: E402
-from Run_IO import OutputError, check_writable  # noqa: E402
+from run import Cli  # noqa: E402
+from run.Run_IO import OutputError, check_writable  # noqa: E402
 
 
 def prior_ratio(policy: np.ndarray, closer: np.ndarray) -> np.ndarray:
@@ -72,10 +72,10 @@ def main(argv=None) -> int:
         return Cli.fail(f"this check needs a network with --canonical-symmetry; {args.checkpoint} has none.")
     import torch
 
-    from All_Positions import cubes_at
-    from Evaluation_All_Positions import failure_records, write_jsonl
+    from cube.All_Positions import cubes_at
+    from cube.Evaluation_All_Positions import failure_records, write_jsonl
+    from cube.Value_Sweep import Sweeper  # the class tables: built once, about a minute
     from Self_Play import play_greedy
-    from Value_Sweep import Sweeper  # the class tables: built once, about a minute
 
     sweeper, table = Sweeper(), get_solver().table
     _, policy = class_outputs(model, sweeper)

@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 import torch
 
-import All_Positions as ap
+from cube import All_Positions as ap
+from cube.Solvers import greedy_batch, network_fns
 from Optimal_Solver import CACHE_ENV, EXPECTED_COUNTS, NUM_STATES, get_solver
 from Policy_Value_Net import PolicyValueNet
 from Rubik2x2Env import batch_apply_moves, batch_rotate
-from Solvers import greedy_batch, network_fns
 
 
 def test_frame_walk_follows_the_sticker_model():

@@ -10,7 +10,8 @@ import sys
 import numpy as np
 import pytest
 
-from Arena import (
+from conftest import REPO
+from go.Arena import (
     GTPPlayer,
     RandomPlayer,
     RolloutEvaluator,
@@ -21,11 +22,10 @@ from Arena import (
     sgf_text,
     wilson_interval,
 )
-from conftest import REPO
-from Go_Board import BLACK, WHITE, board_from_text
-from Go_Game import GO_GAMES, go_game
-from Go_Net import GoNet
-from GTP_Client import GNUGO_PATH, gnugo_command
+from go.Go_Board import BLACK, WHITE, board_from_text
+from go.Go_Game import GO_GAMES, go_game
+from go.Go_Net import GoNet
+from go.GTP_Client import GNUGO_PATH, gnugo_command
 
 pytestmark = pytest.mark.usefixtures("torch_one_thread")
 GO5 = GO_GAMES["go5"]
@@ -144,7 +144,7 @@ def test_the_shipped_go_models_beat_random(name, simulations):
     colour (on 5x5 as Black it must take all but 24 points of the board at komi 24.5). Both need more than
     16 simulations with the first two moves drawn from the visit counts: at 16 each lost 1 game of 6 (the
     7x7 model passes too early as White; docs/go.md)."""
-    from Go_Net import load_go_model
+    from go.Go_Net import load_go_model
 
     path = os.path.join(REPO, "pretrained", f"{name}_policy_value.pt")
     if not os.path.exists(path):
@@ -162,7 +162,7 @@ class Resigner(RandomPlayer):
 
 
 def test_a_match_won_only_by_resignations_has_no_margin():
-    from Go_Match import margin_text, summary_line
+    from go.Go_Match import margin_text, summary_line
 
     result = run_match(GO5, RandomPlayer(np.random.default_rng(0)), Resigner(np.random.default_rng(1), "quitter"), 4)
     summary = result.summary()
@@ -174,7 +174,7 @@ def test_a_match_won_only_by_resignations_has_no_margin():
 def test_the_symmetric_evaluator_reads_every_turn_of_the_board_alike():
     import torch
 
-    from Arena import SymmetricEvaluator
+    from go.Arena import SymmetricEvaluator
     from MCTS_Core import NetworkEvaluator
 
     torch.manual_seed(0)
@@ -200,8 +200,7 @@ def test_the_symmetric_evaluator_reads_every_turn_of_the_board_alike():
 
 
 def test_the_win_rate_chart_draws_only_the_colours_the_agent_played(monkeypatch, tmp_path):
-    import Go_Match
-
+    from go import Go_Match
     def side(played):  # all won: a Wilson upper bound a hair under 1 (as wilson_interval(6, 6) gives)
         return {"played": played, "win_rate": 1.0 if played else float("nan"), "ci95": list(wilson_interval(6, 6))}
 

@@ -302,6 +302,7 @@ TABLE = {
         {"--device": ["tpu", "x"], "--seed": SEEDS, "--out": PATHS, "--skip": ["bogus"]},
         [],
     ),
+    "bench/same_numbers.py": ("main", {"--only": ["bogus", ""]}, []),
     "bench/gtp_referee.py": (
         "main",
         {

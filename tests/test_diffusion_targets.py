@@ -8,12 +8,11 @@ import pytest
 import torch
 
 import Rubik2x2Env as E2
-import Rubik3x3Env as E3
-from Cube_Model import MOVE_NAMES
-from Lookahead_Targets import scramble_path_states
-from Policy_Value_Net import PolicyValueNet
-from Puzzles import PUZZLES
-from Seed_System_Targets import (
+from cube import Rubik3x3Env as E3
+from cube.Cube_Model import MOVE_NAMES
+from cube.Lookahead_Targets import scramble_path_states
+from cube.Puzzles import PUZZLES
+from cube.Seed_System_Targets import (
     COMMUTING_ORDER_MASK,
     SEED_TARGETS,
     VALUE_SCALES,
@@ -21,6 +20,7 @@ from Seed_System_Targets import (
     diffusion_walks,
     seed_training_sample,
 )
+from Policy_Value_Net import PolicyValueNet
 
 P3 = PUZZLES["3x3"]
 OPPOSITE_PAIRS = {(0, 5), (1, 3), (2, 4)}  # action pairs U R F L B D: U-D, R-L, F-B

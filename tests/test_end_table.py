@@ -13,11 +13,11 @@ import dataclasses
 import numpy as np
 import pytest
 
-import Solvers as S
-import Tree_Searches as T
-from End_Table import MAX_END_RADIUS, end_table, position_keys
+from cube import Solvers as S
+from cube import Tree_Searches as T
+from cube.End_Table import MAX_END_RADIUS, end_table, position_keys
+from cube.Puzzles import get_puzzle
 from Optimal_Solver import get_solver
-from Puzzles import get_puzzle
 from Rubik2x2Env import NO_ACTION
 
 P2, P3 = get_puzzle("2x2"), get_puzzle("3x3")

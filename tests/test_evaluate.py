@@ -22,14 +22,14 @@ import pytest
 import torch
 
 import evaluate
-import Evaluation_All_Positions as EAP
-import Evaluation_Modes as EM
 import Optimal_Solver as OS
 import Policy_Value_Net
-import Run_IO
 from conftest import REPO
+from cube import Evaluation_All_Positions as EAP
+from cube import Evaluation_Modes as EM
 from Policy_Value_Net import PolicyValueNet
 from Rubik2x2Env import SOLVED_STICKERS, apply_moves, batch_scramble, is_solved, parse_moves
+from run import Run_IO
 
 SCRAMBLE_KEYS = {
     "scramble_len",
@@ -503,8 +503,8 @@ def canonical_checkpoint(tmp_path_factory) -> Path:
 
 @pytest.mark.slow
 def test_all_positions_greedy_on_a_slice(canonical_checkpoint, tmp_path):
-    from All_Positions import cubes_at
-    from Solvers import greedy_batch
+    from cube.All_Positions import cubes_at
+    from cube.Solvers import greedy_batch
 
     model = Policy_Value_Net.load_model(str(canonical_checkpoint), "cpu")
     start = np.arange(1, 3_674_160, 24_000)
@@ -520,7 +520,7 @@ def test_all_positions_greedy_on_a_slice(canonical_checkpoint, tmp_path):
 
 
 def model_values(model, cubes) -> np.ndarray:
-    from Solvers import network_fns
+    from cube.Solvers import network_fns
 
     return network_fns(model)[0](cubes).astype(np.float64)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import Games
+from engine import Games
 from toy_games import TICTACTOE
 
 GAME_NAMES = (*Games.BUILT_IN, TICTACTOE.name)

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from conftest import REPO
-from Go_Board import BLACK, EMPTY, WHITE, GoBoard, board_from_text, format_vertex, parse_vertex
-from GTP_Client import GNUGO_PATH, GTPClient, gnugo_command
+from go.Go_Board import BLACK, EMPTY, WHITE, GoBoard, board_from_text, format_vertex, parse_vertex
+from go.GTP_Client import GNUGO_PATH, GTPClient, gnugo_command
 
 ROOT = str(REPO)
 

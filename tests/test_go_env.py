@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-from Go_Board import parse_vertex
-from GoEnv import GoEnv, env_id
+from go.Go_Board import parse_vertex
+from go.GoEnv import GoEnv, env_id
 
 
 @pytest.mark.parametrize("size", [5, 7, 9])

@@ -6,12 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import Games
-from Go_Board import board_from_text, parse_vertex
-from Go_Game import GO_GAMES, go_game
+from engine import Games
+from engine.Search_Tree import N_ROW, W_ROW
+from go.Go_Board import board_from_text, parse_vertex
+from go.Go_Game import GO_GAMES, go_game
 from MCTS_Core import MCTS
 from reference_mcts import ReferenceGameMCTS
-from Search_Tree import N_ROW, W_ROW
 
 GO5 = Games.get_game("go5")
 

@@ -13,12 +13,11 @@ import pytest
 import torch
 
 import evaluate
-import Go_Args
-import Go_Run
 import main
 import test as show_script
-from Go_Training import GoRecipe
-from Run_Files import state_path_for
+from go import Go_Args, Go_Run
+from go.Go_Training import GoRecipe
+from run.Run_Files import state_path_for
 
 TINY = (
     "--game go5 --games 2 --simulations 4 --train-steps 2 --batch-size 8 --filters 8 --blocks 1 --gate-games 0".split()
@@ -179,7 +178,7 @@ def test_the_seeds_arena_runs_in_a_training_run(tmp_path, capsys):
 
 
 def test_chart_labels_name_snapshots_by_iteration_and_the_run_file_final():
-    from Go_Match import checkpoint_label
+    from go.Go_Match import checkpoint_label
 
     assert checkpoint_label("/r/go5_policy_value_iter0400.pt", 0) == "400"
     assert checkpoint_label("/r/go5_policy_value.pt", 6) == "final" and checkpoint_label("/r/other.pt", 2) == "3"
@@ -187,8 +186,7 @@ def test_chart_labels_name_snapshots_by_iteration_and_the_run_file_final():
 
 @pytest.mark.parametrize("flag", ["--c-puct", "--dirichlet-alpha"])
 def test_huge_search_constants_are_one_sentence_and_status_2(flag, capsys):
-    import Go_Args
-
+    from go import Go_Args
     with pytest.raises(SystemExit) as stop:
         Go_Args.parse_args(["--game", "go5", flag, "1e308"])
     err = capsys.readouterr().err

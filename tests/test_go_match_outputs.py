@@ -12,7 +12,7 @@ import torch
 from sgfmill import sgf
 
 import evaluate
-from Go_Net import GoNet
+from go.Go_Net import GoNet
 from Policy_Value_Net import save_checkpoint
 
 pytestmark = pytest.mark.usefixtures("torch_one_thread")
@@ -106,8 +106,7 @@ def test_checkpoint_beside_checkpoints_is_refused(tmp_path, capsys):
 
 
 def test_evaluate_and_test_take_a_device(tmp_path, capsys):
-    import Go_Match
-
+    from go import Go_Match
     model = tiny_model(tmp_path / "m.pt")
     show = ["--game", "go5", "--checkpoint", model, "--sims", "2", "--opponent", "random", "--device", "cpu"]
     assert Go_Match.show_main(show) == 0 and "Result: " in capsys.readouterr().out

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from Go_Training import (
+from go.Go_Training import (
     GameBuffer,
     GoRecipe,
     NoisyRootMCTS,
@@ -130,8 +130,7 @@ def test_hopeless_positions_train_the_value_only():
 
 @pytest.mark.parametrize("score", [0.55, 0.6])
 def test_the_arena_keeps_a_network_that_scores_over_the_threshold_else_restores_the_last(monkeypatch, score):
-    import Go_Training
-
+    from go import Go_Training
     torch.manual_seed(0)
     recipe = GoRecipe(**{**TINY.__dict__, "gate_games": 4})
     model = recipe.network()
@@ -147,7 +146,7 @@ def test_the_arena_keeps_a_network_that_scores_over_the_threshold_else_restores_
 
 @pytest.mark.slow
 def test_the_arena_scores_its_games_and_repeats_with_its_seed():
-    from Go_Training import gate
+    from go.Go_Training import gate
 
     torch.manual_seed(0)
     recipe = GoRecipe(**{**TINY.__dict__, "gate_games": 4})

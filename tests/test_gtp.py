@@ -6,8 +6,8 @@ import sys
 import numpy as np
 import pytest
 
-from Go_Board import BLACK, WHITE, GoBoard, parse_vertex
-from GTP_Client import (
+from go.Go_Board import BLACK, WHITE, GoBoard, parse_vertex
+from go.GTP_Client import (
     GNUGO_PATH,
     GTPClient,
     GTPError,

@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from conftest import REPO, make_checkpoint
-from Go_Net import GoNet
+from go.Go_Net import GoNet
 from Policy_Value_Net import save_checkpoint
 
 
@@ -106,9 +106,9 @@ def test_help_names_the_commands():
 
 
 def test_the_agents_simulations_default_by_board_and_yield_to_the_flag():
-    import Go_Gui
-    import Go_Match
     import gtp
+    from go import Go_Match
+    from gui import Go_Gui
 
     assert gtp.parse_args([]).sims == gtp.DEFAULT_SIMULATIONS
     assert gtp.parse_args(["--game", "go7"]).sims == gtp.LARGE_BOARD_SIMULATIONS > gtp.DEFAULT_SIMULATIONS
@@ -147,10 +147,10 @@ def test_the_engine_widens_its_game_as_it_goes_and_searches_past_any_width(monke
     # Hash history room for 8 moves only: the game of 120 moves widens it (by doubling) many times, in
     # the engine's states and in every search's tree, and superko is checked over the whole game: each
     # move's legal points are those of the game replayed without any widening.
-    import Go_Board
     import gtp
-    from Go_Game import go_play_game
-    from Go_Net import GoNet
+    from go import Go_Board
+    from go.Go_Game import go_play_game
+    from go.Go_Net import GoNet
 
     game = go_play_game(5)
     state, expected = game.initial_state(1), []
@@ -181,13 +181,13 @@ def test_gtp_evaluate_and_the_gui_build_one_agent_that_plays_one_move():
     # each built from its own script's default flags: the same settings, the same game, the same move.
     import threading
 
-    import Go_Gui
-    import Go_Match
     import gtp
-    from Go_Board import BLACK, format_vertex
-    from Go_Game import DEFAULT_HISTORY, go_play_game
-    from Go_Net import GoNet
-    from Go_Play import search_agent
+    from go import Go_Match
+    from go.Go_Board import BLACK, format_vertex
+    from go.Go_Game import DEFAULT_HISTORY, go_play_game
+    from go.Go_Net import GoNet
+    from go.Go_Play import search_agent
+    from gui import Go_Gui
 
     torch.manual_seed(3)
     model = GoNet(5, filters=8, blocks=1).eval()

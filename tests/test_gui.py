@@ -29,11 +29,9 @@ import pygame
 import pytest
 import torch
 
-import Cube_View
-import Gui_Solve
-import Gui_Theme
 import PyGame
 from conftest import REPO  # conftest.py puts it on sys.path
+from gui import Cube_View, Gui_Solve, Gui_Theme
 from Rubik2x2Env import MOVE_NAMES, Rubik2x2Env, apply_move_idx, apply_moves, is_solved, parse_moves, solved_cube
 
 HOME = Gui_Theme.STICKER_COLORS  # colour of each face when solved (U R F D L B)
@@ -546,8 +544,7 @@ def assert_3x3_screen_shows(screen: pygame.Surface, cube: np.ndarray) -> None:
 
 
 def test_3x3_window_draws_every_move_of_the_model_cube(make_app, net3):
-    import Rubik3x3Env as E3
-
+    from cube import Rubik3x3Env as E3
     app = make_app(net3, puzzle="3x3", solver="beam")
     assert app.model is not None and app.model.obs_dim == 324
     cube = E3.solved_cube()
@@ -592,8 +589,7 @@ def test_3x3_scripted_solve_saves_a_screenshot_of_the_solved_cube(tmp_path):
     lines = out.stdout.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("solved=True moves=3 kociemba=3"), out.stdout
     assert _png_size(shot) == (PyGame.WIDTH, PyGame.HEIGHT)
-    import Rubik3x3Env as E3
-
+    from cube import Rubik3x3Env as E3
     assert_3x3_screen_shows(pygame.image.load(str(shot)), E3.solved_cube())
 
 

@@ -13,9 +13,8 @@ from collections import Counter
 import numpy as np
 import pytest
 import torch
-from reference_gumbel import ReferenceGumbel, halving_schedule
 
-from Gumbel_MCTS import (
+from engine.Gumbel_MCTS import (
     NO_ACTION,
     GumbelMCTS,
     considered_visit_table,
@@ -24,6 +23,7 @@ from Gumbel_MCTS import (
     transformed_q,
 )
 from Policy_Value_Net import PolicyValueNet
+from reference_gumbel import ReferenceGumbel, halving_schedule
 from Rubik2x2Env import (
     NUM_ACTIONS,
     SOLVED_STICKERS,

@@ -9,14 +9,19 @@ import json
 import numpy as np
 import pytest
 import torch
-from test_main import run_main
 
 from conftest import REPO
-from Gumbel_MCTS import GumbelEpisodeResults, GumbelMCTS, bootstrap_returns, gumbel_self_play, play_gumbel_episodes
+from cube.Run_State import Curriculum, ReplayBuffer, Run
+from engine.Gumbel_MCTS import (
+    GumbelEpisodeResults,
+    GumbelMCTS,
+    bootstrap_returns,
+    gumbel_self_play,
+    play_gumbel_episodes,
+)
 from main import parse_args, selfplay_step, torch_threads
 from Plot_Scatter import METRIC_KEYS
 from Policy_Value_Net import PolicyValueNet
-from Recipes import RECIPES
 from Rubik2x2Env import (
     NUM_ACTIONS,
     SOLVED_STICKERS,
@@ -26,7 +31,8 @@ from Rubik2x2Env import (
     legal_action_mask,
     next_face_count,
 )
-from Run_State import Curriculum, ReplayBuffer, Run
+from run.Recipes import RECIPES
+from test_main import run_main
 
 pytestmark = pytest.mark.usefixtures("torch_one_thread")
 
@@ -241,9 +247,9 @@ def test_shipped_selfplay_model_solves_far_positions_with_the_gumbel_solver():
     """pretrained/alphazero_selfplay.pt (the preset's own run) through --solver gumbel at 200
     simulations, as docs/alphazero_selfplay.md measures it: 24 positions 12-14 moves out, drawn
     with a seed the docs do not use, solved within 1.2x their optimal length."""
+    from cube.Solvers import solve_cubes
     from Optimal_Solver import get_solver
     from Policy_Value_Net import load_model
-    from Solvers import solve_cubes
 
     solver = get_solver()
     rng = np.random.default_rng(2026)

@@ -13,21 +13,29 @@ import pytest
 
 from conftest import REPO as ROOT
 
-MODULES = sorted(p.stem for p in ROOT.glob("*.py"))
-ENGINE = ("MCTS_Core", "Gumbel_MCTS", "Search_Tree", "Self_Play", "Games", "Train_Network")
-CUBE = ("Rubik2x2Env", "Rubik3x3Env", "Cube_Model")
+#: The layers' packages (engine, the games, the runs, the GUI); the scripts and the design card's files are
+#: the root's modules.
+PACKAGES = ("engine", "cube", "go", "run", "gui")
+MODULES = sorted(
+    [p.stem for p in ROOT.glob("*.py")]
+    + [f"{pkg}.{p.stem}" for pkg in PACKAGES for p in (ROOT / pkg).glob("*.py") if p.stem != "__init__"]
+)
+ENGINE = ("MCTS_Core", "engine.Gumbel_MCTS", "engine.Search_Tree", "Self_Play", "engine.Games", "Train_Network")
+CUBE = ("Rubik2x2Env", "cube.Rubik3x3Env", "cube.Cube_Model")
+CLI = "run.Cli"
 
 
 def _tree(module: str) -> ast.Module:
-    return ast.parse((ROOT / f"{module}.py").read_text(encoding="utf-8"))
+    return ast.parse((ROOT / f"{module.replace('.', '/')}.py").read_text(encoding="utf-8"))
 
 
 def _imported(node: ast.AST) -> set[str]:
-    """The top-level names an import statement loads (empty for any other node or a relative import)."""
+    """The modules an import statement may load, dotted (``from cube import Puzzles``: ``cube`` and
+    ``cube.Puzzles``); empty for any other node or a relative import."""
     if isinstance(node, ast.Import):
-        return {alias.name.split(".")[0] for alias in node.names}
+        return {alias.name for alias in node.names}
     if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-        return {node.module.split(".")[0]}
+        return {node.module} | {f"{node.module}.{alias.name}" for alias in node.names}
     return set()
 
 
@@ -56,7 +64,7 @@ def circles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def scripts() -> set[str]:
     """Modules run as programs (an ``if __name__ == "__main__"`` block)."""
-    return {m for m in MODULES if '__name__ == "__main__"' in (ROOT / f"{m}.py").read_text(encoding="utf-8")}
+    return {m for m in MODULES if '__name__ == "__main__"' in (ROOT / f"{m.replace('.', '/')}.py").read_text("utf-8")}
 
 
 def test_circles_finds_a_circle_and_only_it():
@@ -76,7 +84,35 @@ def test_the_engine_imports_no_cube_module_no_script_and_not_cli(module):
     """The search modules are held to more (no ``Puzzles`` either) in test_game_engine; the registry
     ``Games`` and ``Train_Network`` read the puzzles through ``Puzzles`` and ``Policy_Value_Net``."""
     assert module in MODULES
-    assert not import_graph()[module] & (set(CUBE) | scripts() | {"Cli"})
+    assert not import_graph()[module] & (set(CUBE) | scripts() | {CLI})
+
+
+#: What each package may import besides itself (the design card's files at the root are open to all).
+LAYERS_BELOW = {
+    "engine": set(),
+    "run": {"engine"},  # the run loop and its files, the command line, the recipes
+    "cube": {"engine", "run"},
+    "go": {"engine", "run"},
+    "gui": {"engine", "run", "cube", "go"},
+}
+#: The exceptions, each with its reason: Workers runs both games' self-play in other processes, so it sits
+#: above them although it lives with the runs; Optimal_Solver is a script and the 2x2's exact distance
+#: table that the cube's modules read.
+ABOVE_ITS_PACKAGE = {"run.Workers": {"cube", "go"}}
+LIBRARY_SCRIPTS = {"Optimal_Solver"}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("package", PACKAGES)
+def test_each_package_imports_only_its_layer_and_those_below(package):
+    """The layers from the bottom: the engine (with the design card's engine files at the root), the runs'
+    machinery, the games (cube, go), the GUI; no package imports a script (but the exceptions above)."""
+    graph = import_graph()
+    for module in (m for m in MODULES if m.startswith(package + ".")):
+        allowed = LAYERS_BELOW[package] | {package} | ABOVE_ITS_PACKAGE.get(module, set())
+        up = {m for m in graph[module] if "." in m and m.split(".")[0] not in allowed}
+        assert not up, f"{module} imports {sorted(up)}"
+        assert not graph[module] & (scripts() - LIBRARY_SCRIPTS), module
 
 
 @pytest.mark.parametrize("module", ENGINE)
@@ -99,7 +135,8 @@ def test_every_module_imports_in_a_fresh_interpreter():
 
 @pytest.mark.slow
 def test_cli_loads_no_model_and_no_torch():
-    assert not import_graph()["Cli"] & {"Policy_Value_Net", "Puzzles"}
-    out = _fresh("import sys, Cli; print(sorted({'torch', 'Policy_Value_Net', 'Puzzles'} & set(sys.modules)))")
+    assert not import_graph()[CLI] & {"Policy_Value_Net", "cube.Puzzles"}
+    loaded = "sorted({'torch', 'Policy_Value_Net', 'cube.Puzzles'} & set(sys.modules))"
+    out = _fresh(f"import sys; from run import Cli; print({loaded})")
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"

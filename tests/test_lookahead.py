@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 import torch
 
-from Lookahead_Targets import greedy_policy_solve_rate, lookahead_targets, scramble_path_states
-from Puzzles import VALUE_PER_MOVE
+from cube.Lookahead_Targets import greedy_policy_solve_rate, lookahead_targets, scramble_path_states
+from cube.Puzzles import VALUE_PER_MOVE
 from Rubik2x2Env import NUM_ACTIONS, SOLVED_STICKERS, batch_apply_moves, batch_is_solved
 
 pytestmark = pytest.mark.usefixtures("isolated_solver_cache", "torch_one_thread")

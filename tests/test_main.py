@@ -12,9 +12,9 @@ import pytest
 import torch
 
 from conftest import REPO
+from cube.Run_State import Curriculum
 from main import learning_rate, parse_args, simulations_for, temperature_for
-from Recipes import RECIPES
-from Run_State import Curriculum
+from run.Recipes import RECIPES
 
 ROOT = str(REPO)
 TINY = [
@@ -318,8 +318,8 @@ def test_seed_targets_train_with_the_loop_and_the_greedy_solve_rate(tmp_path, ta
 
 @pytest.mark.slow
 def test_sweep_targets_resume_with_the_saved_best_depth(tmp_path):
-    from All_Positions import NUM_CLASSES
-    from Value_Sweep import NEVER
+    from cube.All_Positions import NUM_CLASSES
+    from cube.Value_Sweep import NEVER
 
     sweep = ["--targets", "sweep", "--states-per-iter", "64", "--start-scramble-len", "14", "--epochs", "1"]
     sweep += ["--batch-size", "4096", "--skip-eval"]

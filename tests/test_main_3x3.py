@@ -13,10 +13,10 @@ import pytest
 import torch
 
 from conftest import REPO, make_checkpoint
+from cube.Pair_Input import CubiePairs
 from main import learning_rate, parse_args
-from Pair_Input import CubiePairs
 from Policy_Value_Net import PolicyValueNet, hidden_sizes_of, load_model, save_checkpoint
-from Recipes import RECIPES
+from run.Recipes import RECIPES
 
 ROOT = str(REPO)
 #: The 3x3 recipe, shrunk to seconds: a small network, 520 states an iteration (20 walks of 26

@@ -21,12 +21,11 @@ import pytest
 import torch
 
 import main
-import Run_Files
-import Run_Loop
-import Run_State
+from cube import Run_State
+from cube.Puzzles import get_puzzle
 from Policy_Value_Net import PolicyValueNet
-from Puzzles import get_puzzle
-from Run_IO import atomic_write
+from run import Run_Files, Run_Loop
+from run.Run_IO import atomic_write
 
 CUBE_TINY = (
     "--episodes-per-iter 4 --sims 5 5 5 --batch-size 8 --min-buffer-batches 1 --sample-batches 2 --epochs 1 "

@@ -15,10 +15,10 @@ import torch.nn as nn
 import torch.serialization
 
 import Policy_Value_Net as PVN
-import Run_IO
 from Policy_Value_Net import CheckpointError, PolicyValueNet, load_model, load_state_dict, save_checkpoint
 from Rubik2x2Env import batch_onehot, batch_scramble, encode_onehot, solved_cube
-from Run_IO import find_checkpoint
+from run import Run_IO
+from run.Run_IO import find_checkpoint
 
 pytestmark = pytest.mark.usefixtures("torch_one_thread")
 

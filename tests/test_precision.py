@@ -5,11 +5,11 @@ import numpy as np
 import pytest
 import torch
 
-import Precision
-import Solver_Base as B
+from cube import Solver_Base as B
+from cube.Puzzles import get_puzzle
+from cube.Solvers import SolverOptions, add_solver_arguments, options_from_args, solve_cubes
+from engine import Precision
 from Policy_Value_Net import PolicyValueNet
-from Puzzles import get_puzzle
-from Solvers import SolverOptions, add_solver_arguments, options_from_args, solve_cubes
 from Train_Network import train_on_targets
 
 

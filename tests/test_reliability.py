@@ -16,12 +16,11 @@ import numpy as np
 import pytest
 import torch
 
-import Cli
-import Run_IO
 from Action_MCTS import pick_action_from_mcts, pick_actions_batch, visit_probabilities
 from conftest import REPO
 from Policy_Value_Net import CheckpointError, PolicyValueNet, load_model, load_state_dict
 from Rubik2x2Env import NO_ACTION, Rubik2x2Env, legal_action_mask, next_face_count
+from run import Cli, Run_IO
 from Self_Play import greedy_solve, play_episodes
 
 
@@ -191,8 +190,7 @@ SCRIPT = textwrap.dedent(
     """
     import sys, time
     sys.path.insert(0, {repo!r})
-    import Cli
-
+    from run import Cli
     def main(argv=None):
         mode = sys.argv[1]
         if mode == "interrupt":

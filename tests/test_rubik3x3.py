@@ -16,15 +16,15 @@ import pytest
 import torch
 from gymnasium.utils.env_checker import check_env
 
-import Cube_Model
-import Kociemba_Solver as K
 import Rubik2x2Env as E2
-import Rubik3x3Env as E3
-import Solvers as S
-import Tree_Searches as T
 from conftest import REPO, VECTOR_PATHS_3X3, make_checkpoint
+from cube import Cube_Model
+from cube import Kociemba_Solver as K
+from cube import Rubik3x3Env as E3
+from cube import Solvers as S
+from cube import Tree_Searches as T
+from cube.Puzzles import PUZZLES, add_puzzle_flag, get_puzzle
 from Policy_Value_Net import CheckpointError, PolicyValueNet, load_model, save_checkpoint
-from Puzzles import PUZZLES, add_puzzle_flag, get_puzzle
 
 P3 = PUZZLES["3x3"]
 IDENTITY = np.arange(54)
@@ -470,8 +470,7 @@ def test_puzzles_describe_both_cubes():
 
 
 def test_puzzle_flag_errors_are_one_line_exit_2(capsys):
-    import Cli
-
+    from run import Cli
     parser = Cli.ArgumentParser(prog="x")
     add_puzzle_flag(parser)
     assert parser.parse_args([]).puzzle == "2x2"

@@ -19,9 +19,8 @@ import numpy as np
 import pytest
 import torch
 
-import Cli
-import Run_IO
 from conftest import REPO
+from run import Cli, Run_IO
 
 
 def test_atomic_write_gives_ordinary_permissions(tmp_path):
@@ -165,8 +164,7 @@ def test_a_full_disk_is_one_sentence_from_any_layer(tmp_path, monkeypatch, write
 SIGTERM_WRITER = """
 import os, signal, sys, time
 sys.path.insert(0, {repo!r})
-import Run_IO
-
+from run import Run_IO
 def write(f):
     f.write(b"first half ")
     os.kill(os.getpid(), signal.SIGTERM)  # as `kill` from outside, in the middle of the write

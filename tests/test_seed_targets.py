@@ -5,9 +5,10 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from Lookahead_Targets import scramble_path_states
+from cube.Lookahead_Targets import scramble_path_states
+from cube.Puzzles import VALUE_PER_MOVE
+from cube.Seed_System_Targets import adi_targets, adi_to_net, net_to_adi, scramble_targets, seed_training_sample
 from Policy_Value_Net import PolicyValueNet
-from Puzzles import VALUE_PER_MOVE
 from Rubik2x2Env import (
     NUM_ACTIONS,
     SOLVED_STICKERS,
@@ -16,7 +17,6 @@ from Rubik2x2Env import (
     batch_state_keys,
     parse_moves,
 )
-from Seed_System_Targets import adi_targets, adi_to_net, net_to_adi, scramble_targets, seed_training_sample
 from Train_Network import POLICY_WEIGHT, alphazero_loss, train_on_targets
 
 pytestmark = pytest.mark.usefixtures("isolated_solver_cache", "torch_one_thread")

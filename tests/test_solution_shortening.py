@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from Puzzles import get_puzzle
-from Solution_Shortening import ball, sequence, shorten
+from cube.Puzzles import get_puzzle
+from cube.Solution_Shortening import ball, sequence, shorten
 
 P3 = get_puzzle("3x3")
 DETOUR = [2, 0, 3, 1, 0, 2, 1, 3]  # R U R' U' U R U' R': the identity in 8 moves

@@ -3,13 +3,15 @@ of the cube, and the best of several views never longer than the first view alon
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 import pytest
 
-import Solvers as S
-from Puzzles import get_puzzle
-from Solver_Base import verify
-from Solver_Views import View, cube_moves, disguise, view_count_limit, view_list
+from cube import Solvers as S
+from cube.Puzzles import get_puzzle
+from cube.Solver_Base import verify
+from cube.Solver_Views import View, cube_moves, disguise, view_count_limit, view_list
 
 P3 = get_puzzle("3x3")
 P2 = get_puzzle("2x2")
@@ -46,7 +48,7 @@ def test_every_view_maps_a_solution_of_its_disguise_back_to_one_of_the_cube():
     becomes, through ``cube_moves``, moves that solve the cube."""
     rng = np.random.default_rng(1)
     cubes, moves = scrambles(P3, rng, 6, 12)
-    move_map = __import__("Cube_Model").symmetries(3)[2]
+    move_map = importlib.import_module("cube.Cube_Model").symmetries(3)[2]
     for view in view_list(P3, 96):
         starts, _, _ = disguise(cubes, None, None, view, P3)
         for start, cube, scramble in zip(starts, cubes, moves):
@@ -58,7 +60,7 @@ def test_every_view_maps_a_solution_of_its_disguise_back_to_one_of_the_cube():
 def test_the_history_of_a_disguise_is_renamed_and_an_inverse_starts_fresh():
     cubes, _ = scrambles(P3, np.random.default_rng(2), 3, 5)
     last, count = np.array([0, 5, -1]), np.array([1, 2, 0])
-    move_map = __import__("Cube_Model").symmetries(3)[2]
+    move_map = importlib.import_module("cube.Cube_Model").symmetries(3)[2]
     _, mirrored_last, mirrored_count = disguise(cubes, last, count, View(1, False), P3)
     assert mirrored_last.tolist() == [move_map[1][0], move_map[1][5], -1] and mirrored_count.tolist() == [1, 2, 0]
     _, inverse_last, inverse_count = disguise(cubes, last, count, View(1, True), P3)
@@ -115,7 +117,7 @@ def test_stopping_a_cubes_other_views_once_one_solved_keeps_every_solution_and_s
     """The beam stops a cube's other views once one has solved it (``siblings``): they are a depth deeper by
     then, so the shortest solution, which is all ``solve_from_views`` keeps, is the same as when every view
     runs to its own end, and fewer states are generated."""
-    from Solver_Views import solve_from_views
+    from cube.Solver_Views import solve_from_views
 
     cubes, _ = scrambles(P3, np.random.default_rng(4), 10, 8)
     opts = S.SolverOptions(beam_width=64, beam_rank="value", max_moves=30, max_nodes=10**7, views=8)

@@ -12,12 +12,13 @@ import numpy as np
 import pytest
 import torch
 
-import Solver_Base as B
-import Solvers as S
-import Tree_Searches as T
+from cube import Solver_Base as B
+from cube import Solvers as S
+from cube import Tree_Searches as T
+from cube.Puzzles import get_puzzle, value_as_moves
+from engine.Value_Scale import TIE_TOLERANCE, greedy_choice
 from Optimal_Solver import get_solver
 from Policy_Value_Net import PolicyValueNet
-from Puzzles import get_puzzle, value_as_moves
 from Rubik2x2Env import (
     MOVE_PERMS,
     NO_ACTION,
@@ -31,7 +32,6 @@ from Rubik2x2Env import (
     parse_moves,
 )
 from Self_Play import play_episodes
-from Value_Scale import TIE_TOLERANCE, greedy_choice
 
 
 @pytest.fixture(scope="module")
@@ -375,7 +375,7 @@ def test_bestfirst_follows_the_seed():
 
 
 def test_gumbel_solver_plays_the_greedy_gumbel_episodes():
-    from Gumbel_MCTS import play_gumbel_episodes
+    from engine.Gumbel_MCTS import play_gumbel_episodes
 
     torch.manual_seed(0)
     model = PolicyValueNet()
@@ -837,8 +837,7 @@ def test_beam_widen_flag_needs_a_time_limit(capsys):
 def test_cube_symmetries_keep_solved_and_rename_moves(size):
     """Each of the 48 symmetries fixes the solved cube and maps a move's result to the result of its
     renamed move; they are 48 different maps, the identity first and the left-right mirror second."""
-    import Cube_Model
-
+    from cube import Cube_Model
     perms, colours, move_map = Cube_Model.symmetries(size)
     model = Cube_Model.CubeModel(size)
     cubes, _ = model.batch_scramble(np.random.default_rng(size), 20, 25)
@@ -858,8 +857,7 @@ def test_cube_symmetries_keep_solved_and_rename_moves(size):
 def test_network_averaged_over_all_symmetries_reads_every_disguise_alike():
     """With all 48 symmetries the averaged value is the same for a cube in any disguise, and the averaged
     logits follow the renamed moves; with 1 it is the plain network; a bad count is refused."""
-    import Cube_Model
-
+    from cube import Cube_Model
     puzzle = get_puzzle("3x3")
     torch.manual_seed(0)
     net = PolicyValueNet(obs_dim=puzzle.obs_dim)

@@ -12,8 +12,8 @@ import pytest
 import torch
 
 import evaluate
-import Kociemba_Solver as K
-import Rubik3x3Env as E3
+from cube import Kociemba_Solver as K
+from cube import Rubik3x3Env as E3
 from Policy_Value_Net import PolicyValueNet, save_checkpoint
 from Rubik2x2Env import SOLVED_STICKERS, apply_moves, is_solved, parse_moves
 

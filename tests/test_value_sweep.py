@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 import torch
 
-import Value_Sweep as vs
-from All_Positions import NUM_CLASSES, cubes_at, symmetry_classes
+from cube import Value_Sweep as vs
+from cube.All_Positions import NUM_CLASSES, cubes_at, symmetry_classes
 from Optimal_Solver import EXPECTED_COUNTS, NUM_STATES, get_solver
 from Policy_Value_Net import PolicyValueNet
 from Rubik2x2Env import batch_apply_moves, batch_symmetry

@@ -14,8 +14,8 @@ import torch
 
 import evaluate
 import main
-import Workers
 from conftest import REPO
+from run import Workers
 
 ROOT = str(REPO)
 TINY = [

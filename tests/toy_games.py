@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from Games import register_game
-from Search_Tree import take_rows
+from engine.Games import register_game
+from engine.Search_Tree import take_rows
 
 LINES = np.array([[0, 1, 2], [3, 4, 5], [6, 7, 8], [0, 3, 6], [1, 4, 7], [2, 5, 8], [0, 4, 8], [2, 4, 6]])
 #: The 8 symmetries of the board as cell permutations: ``new = old[perm]``.

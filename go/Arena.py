@@ -1,0 +1,442 @@
+"""Go matches between players: the network+MCTS agent, uniform random, a pure rollout MCTS (no network),
+GNU Go (or any engine) over GTP, an earlier checkpoint.
+
+A player (``Player``) is told of a new game (``new_game``), asked for moves (``genmove``: an action, or
+None to resign) and told of its opponent's moves (``observe``). ``play_game`` plays one game on a
+``Go_Game.GoGame`` and gives a ``GameRecord``; ``run_match`` plays a match, colours alternating (the
+agent Black first) or fixed, and sums it up in a ``MatchResult``: the agent's wins, losses and draws, its
+win rate with a 95% Wilson interval (over the games played; draws count half) overall and by colour,
+the mean margin (the area score from the agent's side, resigned games left out), the resignations, and
+the games "not played" with their reason. The engine trusts no opponent: a GTP player's crash, hang
+(timeout), malformed reply or illegal move (``GTP_Client.GTPError``) ends that game as not played and the
+match goes on; a GTP player restarts its engine for the next game. With ``sgf_dir`` every game is
+written as an SGF file (FF[4], Chinese rules; a resignation as ``B+R`` / ``W+R``, a game not played as
+``Void`` with the reason in a comment).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import numpy as np
+import torch
+
+from Action_MCTS import pick_actions_batch
+from engine.Search_Tree import N_ROW, W_ROW
+from go.Go_Board import BLACK, WHITE
+from go.Go_Game import GoGame, go_game
+from go.GTP_Client import GTPClient, GTPError
+from MCTS_Core import MCTS, NetworkEvaluator
+from run.Run_IO import atomic_write
+
+WILSON_Z = 1.96  # a 95% interval
+COLOURS = ("alternate", "black", "white")
+
+
+class Player(Protocol):
+    name: str
+
+    def new_game(self, game: GoGame, colour: int) -> None:
+        """A new game on ``game``'s board and komi; the player plays ``colour``."""
+
+    def genmove(self, state: dict) -> int | None:
+        """The move for the player to move of ``state`` (a one-state batch), None to resign."""
+
+    def observe(self, state: dict, action: int) -> None:
+        """The opponent played ``action`` in ``state`` (before the move)."""
+
+    def close(self) -> None: ...
+
+
+class SymmetricEvaluator(NetworkEvaluator):
+    """A ``NetworkEvaluator`` that reads each position under the board's 8 symmetries in one batch and
+    averages them: the priors brought back to the board's own points, the values as they are. A network
+    is not exactly symmetric; the average is, so the agent plays a position the same however the board
+    is turned (AlphaGo's evaluation). Costs one network call of 8 rows a position."""
+
+    def forward(self, inputs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        n, rules = len(inputs), self.game.rules
+        images = self.game.symmetries(inputs, np.zeros((n, self.game.num_actions), np.float32))
+        priors, values = super().forward(np.concatenate([rows for rows, _ in images]))
+        priors = priors.reshape(len(images), n, -1)
+        back = sum(rules.policy_from_symmetry(k, priors[k]) for k in range(len(images))) / len(images)
+        return back.astype(np.float32), values.reshape(len(images), n).mean(axis=0)
+
+
+def network_evaluator(model: torch.nn.Module, game: GoGame, symmetric: bool = False, device=None) -> NetworkEvaluator:
+    """The network's evaluator for ``game``: averaged over the 8 symmetries (``symmetric``) or plain."""
+    return (SymmetricEvaluator if symmetric else NetworkEvaluator)(model, device, game=game)
+
+
+# --------------------------------------------------------------------------- players
+class RandomPlayer:
+    """Uniformly random among the legal moves, the pass included."""
+
+    def __init__(self, rng: np.random.Generator, name: str = "random"):
+        self.rng, self.name = rng, name
+
+    def new_game(self, game: GoGame, colour: int) -> None:
+        self.game = game
+
+    def genmove(self, state: dict) -> int:
+        return int(self.rng.choice(np.flatnonzero(self.game.legal_mask(state)[0])))
+
+    def observe(self, state: dict, action: int) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+class SearchPlayer:
+    """The most visited root move of a PUCT search (``MCTS_Core.MCTS``) with ``evaluator`` (None: the
+    network ``model``'s, cached across moves and games); one search object serves every game.
+    ``resign_below``: resign when the chosen move's mean return is below it (None: never).
+    ``sample_moves``: the first moves of a game (move count below it) are drawn from the visit counts
+    (temperature 1, with ``rng``) instead: two deterministic players would otherwise replay one game
+    per colour, and a match of identical games measures nothing."""
+
+    def __init__(
+        self,
+        name: str,
+        simulations: int,
+        c_puct: float,
+        model: torch.nn.Module | None = None,
+        evaluator=None,
+        resign_below: float | None = None,
+        sample_moves: int = 0,
+        rng: np.random.Generator | None = None,
+        symmetric: bool = False,
+        device=None,
+        wrap=None,
+    ):
+        self.name, self.simulations, self.c_puct, self.symmetric = name, simulations, c_puct, symmetric
+        self.device = device  # where the network runs (None: the model's own device, the CPU)
+        self.wrap = wrap  # evaluator -> evaluator around the network's (the GUI's cancellation), or None
+        self.sample_moves = sample_moves
+        self.model, self.evaluator, self.resign_below = model, evaluator, resign_below
+        self.search: MCTS | None = None
+        self.rng = np.random.default_rng(0) if rng is None else rng
+        self.last_value = 0.0  # the chosen move's mean return for the player (the agent's own estimate)
+        self.last_visits: np.ndarray | None = None  # (A,) the last search's root visit counts
+
+    def new_game(self, game: GoGame, colour: int) -> None:
+        history = getattr(self.model, "history", game.rules.history)
+        if history != game.rules.history:
+            raise ValueError(f"{self.name}'s network reads {history} positions, the game gives {game.rules.history}")
+        if self.search is None or self.search.game != game:
+            evaluator = self.evaluator
+            if evaluator is None and (self.symmetric or self.wrap is not None):
+                evaluator = network_evaluator(self.model, game, self.symmetric, self.device)
+            if self.wrap is not None:
+                evaluator = self.wrap(evaluator)
+            self.search = MCTS(
+                self.model,
+                c_puct=self.c_puct,
+                num_simulations=self.simulations,
+                evaluator=evaluator,
+                game=game,
+                device=self.device,
+            )
+
+    def genmove(self, state: dict) -> int | None:
+        mask = self.search.game.legal_mask(state)
+        stats = self.search.search(state, mask).root_stats()[0]
+        mode = "sample" if state["move_count"][0] < self.sample_moves else "greedy"
+        action = int(pick_actions_batch(stats[None, N_ROW], mode, 1.0, self.rng, mask)[0])
+        self.last_value = float(stats[W_ROW, action] / max(stats[N_ROW, action], 1.0))
+        self.last_visits = stats[N_ROW].copy()
+        if self.resign_below is not None and self.last_value < self.resign_below:
+            return None
+        return action
+
+    def observe(self, state: dict, action: int) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def agent_player(model: torch.nn.Module, simulations: int, c_puct: float = 0.3, name: str = "agent", **kw):
+    """The network + MCTS agent (or an earlier checkpoint's network: ``Go_Net.load_go_model``). Its game
+    must give the network's planes: a ``GoGame`` whose history is the network's (``model.history``)."""
+    return SearchPlayer(name, simulations, c_puct, model=model, **kw)
+
+
+def play_agent(
+    model: torch.nn.Module,
+    simulations: int,
+    c_puct: float,
+    symmetric: bool,
+    *,
+    device=None,
+    rng: np.random.Generator | None = None,
+    sample_moves: int = 0,
+    name: str = "agent",
+    wrap=None,
+) -> SearchPlayer:
+    """THE agent of real games: ``gtp.py``, the GUI (``Go_Play.search_agent``), ``evaluate.py --game goN`` and
+    ``test.py --game goN`` all build it here (from ``gtp.add_agent_flags``'s flags: ``gtp.agent_from_args``),
+    so that a result measured by evaluate.py is what a GTP controller or a person sees: PUCT over the
+    network (read under the 8 symmetries with ``symmetric``), ``simulations`` a move at ``c_puct``, the most
+    visited move (drawn from the visits for the game's first ``sample_moves`` moves, with ``rng``).
+    ``wrap``: evaluator -> evaluator around the network's (the GUI's cancellation)."""
+    return SearchPlayer(
+        name, simulations, c_puct, model=model, rng=rng, symmetric=symmetric, device=device, wrap=wrap,
+        sample_moves=sample_moves,
+    )  # fmt: skip
+
+
+def own_eyes(game: GoGame, state: dict) -> np.ndarray:
+    """``(B, N*N)`` bool: empty points whose on-board neighbours are all the player to move's stones."""
+    n = game.size
+    own = (state["board"] * state["to_play"][:, None]).reshape(-1, n, n)
+    padded = np.pad(own, ((0, 0), (1, 1), (1, 1)), constant_values=1)
+    around = [padded[:, :-2, 1:-1], padded[:, 2:, 1:-1], padded[:, 1:-1, :-2], padded[:, 1:-1, 2:]]
+    return ((own == 0) & np.logical_and.reduce([a == 1 for a in around])).reshape(-1, n * n)
+
+
+class RolloutEvaluator:
+    """The classic network-free evaluator: uniform priors, and as value the result of one random playout
+    per leaf (random legal points that fill no own eye, a pass when there is none; all leaves in
+    lockstep) for the leaf's player to move. A playout starts from the leaf's board and side to move
+    without the earlier positions, so superko inside a playout counts from there."""
+
+    def __init__(self, game: GoGame, rng: np.random.Generator):
+        self.game, self.rng = game, rng
+        # A playout ends at self-play's cap of 2 N^2 moves from the leaf at the latest, also in a game
+        # without one (the GUI's): random play must not run on for the play cap's million moves.
+        rules = game.rules
+        cap = min(rules.max_moves, 2 * rules.num_points)
+        self.playout_game = game if cap == rules.max_moves else go_game(rules.size, rules.komi, cap, rules.history)
+
+    def __call__(self, inputs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        game, n = self.playout_game, len(inputs)
+        state = game.new_states(inputs[:, : game.rules.num_points])
+        state["to_play"][:] = inputs[:, -1]
+        mover = state["to_play"].copy()
+        while not game.is_terminal(state).all():
+            live = np.flatnonzero(~game.is_terminal(state))
+            now = {k: v[live] for k, v in state.items()}
+            mask = game.legal_mask(now)
+            mask[:, :-1] &= ~own_eyes(game, now)
+            mask[:, -1] = ~mask[:, :-1].any(axis=1)  # pass only when no point is left
+            choice = pick_actions_batch(mask.astype(np.float64), "sample", 1.0, self.rng, mask)
+            for key, value in game.step(now, choice).items():
+                state[key][live] = value
+        values = np.sign(game.rules.score(state)) * mover
+        return np.full((n, game.num_actions), 1.0 / game.num_actions, np.float32), values.astype(np.float32)
+
+
+class RolloutPlayer(SearchPlayer):
+    """A pure rollout MCTS: PUCT over ``RolloutEvaluator`` (no network). With ``seconds`` per move it
+    picks its simulations from the time its earlier searches took (equal time per move against an
+    agent); else ``simulations`` every move."""
+
+    def __init__(self, rng, simulations: int = 100, seconds: float | None = None, c_puct: float = 1.0, name="rollout"):
+        super().__init__(name, simulations, c_puct)
+        self.rng, self.seconds = rng, seconds
+        self.per_simulation: float | None = None  # measured seconds per simulation
+
+    def new_game(self, game: GoGame, colour: int) -> None:
+        self.evaluator = RolloutEvaluator(game, self.rng)
+        self.search = None  # a new search with the new evaluator
+        super().new_game(game, colour)
+
+    def genmove(self, state: dict) -> int | None:
+        if self.seconds is not None and self.per_simulation is not None:
+            self.search.num_simulations = max(2, int(self.seconds / self.per_simulation))
+        start = time.perf_counter()
+        action = super().genmove(state)
+        self.per_simulation = (time.perf_counter() - start) / self.search.num_simulations
+        return action
+
+
+class GTPPlayer:
+    """An engine over GTP (``GTP_Client.GTPClient``; GNU Go: ``GTP_Client.gnugo_command(level)``). Every failure raises
+    ``GTPError``; a failed engine is started afresh at the next ``new_game``."""
+
+    def __init__(self, command: list[str], name: str = "gtp", timeout: float = 30.0):
+        self.command, self.name, self.timeout = command, name, timeout
+        self.client: GTPClient | None = None
+        self.game: GoGame | None = None
+
+    def new_game(self, game: GoGame, colour: int) -> None:
+        if self.client is not None and self.client.failure is not None:
+            self.close()
+        if self.client is None:
+            self.client = GTPClient(self.command, self.timeout)
+        self.game = game
+        self.client.setup(game.size, game.komi)
+
+    def genmove(self, state: dict) -> int | None:
+        colour = int(state["to_play"][0])
+        return self.client.genmove(colour, self.game.size, self.game.legal_mask(state)[0])
+
+    def observe(self, state: dict, action: int) -> None:
+        self.client.play(int(state["to_play"][0]), action, self.game.size)
+
+    def close(self) -> None:
+        if self.client is not None:
+            self.client.close()
+            self.client = None
+
+
+# --------------------------------------------------------------------------- one game
+@dataclass
+class GameRecord:
+    """One game: the moves (actions), the players' names, the result."""
+
+    black: str
+    white: str
+    moves: list[int] = field(default_factory=list)
+    winner: int = 0  # BLACK, WHITE, or 0 (a draw, or not played)
+    score: float | None = None  # Black's area minus White's minus komi (None: resigned or not played)
+    resigned: int = 0  # the colour that resigned, 0 if none
+    not_played: str | None = None  # why the game does not count
+
+    def result_text(self) -> str:
+        """The SGF ``RE`` value: ``B+3.5``, ``W+R``, ``0`` (a draw) or ``Void``."""
+        if self.not_played is not None:
+            return "Void"
+        if self.winner == 0:
+            return "0"
+        side = "B" if self.winner == BLACK else "W"
+        return f"{side}+R" if self.resigned else f"{side}+{abs(self.score):g}"
+
+
+def play_game(game: GoGame, black: Player, white: Player) -> GameRecord:
+    """One game from the empty board until two passes, the move cap or a resignation. Any ``GTPError`` of
+    either player ends it as not played, with the player's name and the reason."""
+    players = {BLACK: black, WHITE: white}
+    record = GameRecord(black.name, white.name)
+    state = game.initial_state(1)
+    current = black  # the player asked last: the one blamed for a GTPError
+    try:
+        for colour, current in players.items():
+            current.new_game(game, colour)
+        while not game.is_terminal(state)[0]:
+            colour = int(state["to_play"][0])
+            current = players[colour]
+            action = current.genmove(state)
+            if action is None:
+                record.resigned, record.winner = colour, -colour
+                return record
+            current = players[-colour]
+            current.observe(state, action)
+            state = game.step(state, np.array([action]))
+            record.moves.append(action)
+    except GTPError as error:
+        record.not_played = f"{current.name}: {error}"
+        return record
+    record.score = float(game.rules.score(state)[0])
+    record.winner = int(np.sign(record.score))
+    return record
+
+
+def sgf_escape(text: str) -> str:
+    """``text`` as an SGF property value: ``\\`` and ``]`` escaped (a checkpoint named ``x]y.pt`` is a name)."""
+    return text.replace("\\", "\\\\").replace("]", "\\]")
+
+
+def sgf_text(game: GoGame, record: GameRecord) -> str:
+    """The game as an SGF file (FF[4]): board size, komi, players, result, moves (a pass as ``[]``)."""
+    n = game.size
+    head = f"(;GM[1]FF[4]CA[UTF-8]AP[rubik-go:1]RU[Chinese]SZ[{n}]KM[{game.komi:g}]"
+    head += f"PB[{sgf_escape(record.black)}]PW[{sgf_escape(record.white)}]RE[{record.result_text()}]"
+    if record.not_played is not None:
+        head += f"C[not played: {sgf_escape(record.not_played)}]"
+    moves, colour = [], "B"
+    for action in record.moves:
+        point = "" if action == n * n else "abcdefghijklmnopqrs"[action % n] + "abcdefghijklmnopqrs"[action // n]
+        moves.append(f";{colour}[{point}]")
+        colour = "W" if colour == "B" else "B"
+    return head + "".join(moves) + ")\n"
+
+
+# --------------------------------------------------------------------------- a match
+def wilson_interval(successes: float, trials: int, z: float = WILSON_Z) -> tuple[float, float]:
+    """The Wilson score interval of a proportion (``(0, 1)`` when there are no trials)."""
+    if trials == 0:
+        return 0.0, 1.0
+    p = successes / trials
+    centre = (p + z * z / (2 * trials)) / (1 + z * z / trials)
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / (1 + z * z / trials)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+@dataclass
+class MatchResult:
+    """A match of ``agent`` against ``opponent``: the records and, per game, the agent's colour."""
+
+    agent: str
+    opponent: str
+    records: list[GameRecord] = field(default_factory=list)
+    agent_colours: list[int] = field(default_factory=list)
+
+    def summary(self, colour: int | None = None) -> dict:
+        """Counts, win rate with its 95% Wilson interval, mean margin and resignations, from the agent's
+        side, over all games or those where the agent played ``colour``."""
+        games = [(r, c) for r, c in zip(self.records, self.agent_colours) if colour is None or c == colour]
+        played = [(r, c) for r, c in games if r.not_played is None]
+        wins = sum(r.winner == c for r, c in played)
+        draws = sum(r.winner == 0 for r, _ in played)
+        margins = [r.score * c for r, c in played if r.score is not None]
+        low, high = wilson_interval(wins + draws / 2, len(played))
+        return {
+            "games": len(games),
+            "played": len(played),
+            "wins": wins,
+            "losses": len(played) - wins - draws,
+            "draws": draws,
+            "win_rate": (wins + draws / 2) / len(played) if played else None,  # None: no game played
+            "ci95": (low, high),
+            "mean_margin": float(np.mean(margins)) if margins else None,  # None: no game was counted out
+            "agent_resigned": sum(r.resigned == c for r, c in played),
+            "opponent_resigned": sum(r.resigned == -c for r, c in played),
+            "not_played": [r.not_played for r, _ in games if r.not_played is not None],
+        }
+
+
+def agent_colour(index: int, colours: str) -> int:
+    """The agent's colour in game ``index``: alternating (Black first), or always ``black`` / ``white``."""
+    if colours not in COLOURS:
+        raise ValueError(f"colours must be one of {', '.join(COLOURS)}, got {colours!r}")
+    if colours == "alternate":
+        return BLACK if index % 2 == 0 else WHITE
+    return BLACK if colours == "black" else WHITE
+
+
+def run_match(
+    game: GoGame,
+    agent: Player,
+    opponent: Player,
+    games: int,
+    colours: str = "alternate",
+    sgf_dir: str | None = None,
+    on_game=None,
+) -> MatchResult:
+    """``games`` games of ``agent`` against ``opponent`` (``colours``: ``agent_colour``); each game's SGF
+    file ``game_0001.sgf`` ... in ``sgf_dir`` (None: none), written atomically; ``on_game(index, record)``
+    is called after each game (progress). The players are closed at the end."""
+    result = MatchResult(agent.name, opponent.name)
+    try:
+        for index in range(games):
+            colour = agent_colour(index, colours)
+            black, white = (agent, opponent) if colour == BLACK else (opponent, agent)
+            record = play_game(game, black, white)
+            result.records.append(record)
+            result.agent_colours.append(colour)
+            if sgf_dir is not None:
+                text = sgf_text(game, record)
+                atomic_write(os.path.join(sgf_dir, f"game_{index + 1:04d}.sgf"), lambda f: f.write(text), "w")
+            if on_game is not None:
+                on_game(index, record)
+    finally:
+        agent.close()
+        opponent.close()
+    return result

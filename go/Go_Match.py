@@ -1,0 +1,423 @@
+"""Go matches and games from the command line: ``evaluate.py --game goN`` (``match_main``) and
+``test.py --game goN`` (``show_main``), on Arena.py's players.
+
+    python evaluate.py --game go5 --opponent gnugo|random|rollout|checkpoint [--level 10] [--games 200]
+        [--komi 24.5] [--colors alternate|black|white] [--sgf-dir DIR] [--checkpoints A B ...]
+
+plays the agent (each of ``--checkpoints``, or ``--checkpoint``; default ``pretrained/goN_policy_value.pt``)
+against the opponent and prints, overall and by the agent's colour, the win rate with its 95% Wilson
+interval, the mean margin, the resignations and the games not played with their reasons; it writes
+``results.json`` in ``--out-dir``, an SGF file per game (``--sgf-dir``, default ``OUT/sgf/<model>/``) and,
+for two or more checkpoints, ``win_rate.png``: the win rate over the checkpoints. ``rollout`` is the pure
+rollout MCTS at equal time per move (the agent's mean search time so far); ``checkpoint`` an earlier
+network (``--opponent-checkpoint``).
+
+    python test.py --game go5 [--opponent self|gnugo|random] [--colour black|white]
+
+plays one game and prints every position in ASCII, then the final score.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import tempfile
+import time
+
+import numpy as np
+import torch
+
+from engine.Search_Tree import N_ROW, W_ROW
+from go.Arena import COLOURS, GTPPlayer, RandomPlayer, RolloutPlayer, play_agent, play_game, run_match
+from go.Go_Board import BLACK, format_vertex
+from go.Go_Game import go_game, go_play_game
+from go.Go_Net import load_go_model
+from go.GTP_Client import GNUGO_INSTALL_HINT, GNUGO_PATH, gnugo_command
+from gtp import add_agent_flags, agent_from_args, go_name, resolve_agent_flags
+from Plot_Scatter import pyplot, save_figure
+from run import Cli
+from run.Run_IO import CheckpointError, OutputError, check_writable, find_checkpoint, write_json
+
+OPPONENTS = ("gnugo", "random", "rollout", "checkpoint")
+
+
+class TimedPlayer:
+    """A player that measures its own mean seconds per move (``mean_seconds``), for equal-time opponents."""
+
+    def __init__(self, player):
+        self.player, self.name = player, player.name
+        self.seconds, self.moves = 0.0, 0
+
+    @property
+    def mean_seconds(self) -> float | None:
+        return self.seconds / self.moves if self.moves else None
+
+    def genmove(self, state: dict):
+        start = time.perf_counter()
+        action = self.player.genmove(state)
+        self.seconds += time.perf_counter() - start
+        self.moves += 1
+        return action
+
+    def __getattr__(self, name):  # new_game, observe, close: the player's own
+        return getattr(self.player, name)
+
+
+class EqualTimeRollout(RolloutPlayer):
+    """The rollout MCTS given, every move, the ``agent``'s mean seconds per move so far (0.1 s before any)."""
+
+    def __init__(self, rng, agent: TimedPlayer):
+        super().__init__(rng, seconds=0.1)
+        self.agent = agent
+
+    def genmove(self, state: dict):
+        self.seconds = self.agent.mean_seconds or self.seconds
+        return super().genmove(state)
+
+
+# --------------------------------------------------------------------------- flags
+def add_common_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--game", type=go_name, required=True, help="the board: go5, go7, go9 ...")
+    parser.add_argument(
+        "--checkpoint", type=Cli.nonempty_path, help="Go model (default: pretrained/goN_policy_value.pt)"
+    )
+    add_agent_flags(parser)
+    Cli.add_device_flag(parser)
+    parser.add_argument("--komi", type=Cli.nonnegative_float, help="komi (default: the board's; 24.5 on 5x5)")
+    parser.add_argument("--level", type=Cli.int_in(0, 10, "GNU Go's levels"), default=10, help="GNU Go's level")
+    parser.add_argument("--gnugo", type=Cli.nonempty_path, default=GNUGO_PATH, help="the GNU Go binary")
+    parser.add_argument("--seed", type=Cli.seed, default=0, help="seed of the agent's and the opponents' choices")
+
+
+def parse_match_args(argv=None) -> argparse.Namespace:
+    parser = Cli.ArgumentParser(prog="evaluate.py", description=__doc__, formatter_class=Cli.HelpFormatter)
+    add_common_flags(parser)
+    parser.add_argument("--opponent", choices=OPPONENTS, default="random", help="who the agent plays")
+    parser.add_argument("--opponent-checkpoint", type=Cli.nonempty_path, help="the network of --opponent checkpoint")
+    parser.add_argument("--games", type=Cli.episodes, default=200, help="games per checkpoint")
+    parser.add_argument("--colors", choices=COLOURS, default="alternate", help="the agent's colour")
+    parser.add_argument("--checkpoints", type=Cli.nonempty_path, nargs="+", help="match each of these models in turn")
+    parser.add_argument(
+        "--sample-moves",
+        type=Cli.int_in(0, 361),
+        help="the game's first moves that the agent draws from its visit counts (default: 2 against a checkpoint, "
+        "which plays like the agent, else 0: GNU Go, random and rollout vary their own play)",
+    )
+    parser.add_argument("--sgf-dir", type=Cli.nonempty_path, help="SGF files (default: OUT-DIR/sgf/<model>/)")
+    parser.add_argument("--out-dir", type=Cli.nonempty_path, default="go_match_results", help="results and chart")
+    parser.add_argument(
+        "--empty-board",
+        type=Cli.nonnegative_float,
+        nargs="+",
+        metavar="KOMI",
+        help="instead of a match: the empty board at each of these komi (the network's value, the search's "
+        "value and top moves at --sims, and the agent's greedy game against itself)",
+    )
+    args = resolve_agent_flags(parser.parse_args(argv))
+    if args.sample_moves is None:
+        args.sample_moves = 2 if args.opponent == "checkpoint" else 0
+    if args.opponent == "checkpoint" and not args.opponent_checkpoint:
+        parser.error("--opponent checkpoint needs --opponent-checkpoint FILE")
+    if args.checkpoint and args.checkpoints:
+        parser.error("--checkpoint and --checkpoints are one or the other (--checkpoints A B ... lists every model)")
+    return args
+
+
+def check_gnugo(path: str) -> None:
+    """Raise FileNotFoundError (one sentence, how to install it) when GNU Go cannot be run from ``path``."""
+    if not (os.path.isfile(path) and os.access(path, os.X_OK)) and shutil.which(path) is None:
+        raise FileNotFoundError(f"GNU Go was not found at {path}: {GNUGO_INSTALL_HINT}.")
+
+
+def agent_checkpoint(path: str | None, size: int) -> str:
+    """``path``, or by default the board's model file, here or in pretrained/."""
+    return find_checkpoint(path, f"go{size}_policy_value.pt")
+
+
+def load_agent_model(path: str | None, size: int, device=None):
+    """The Go network of ``path`` (default: ``agent_checkpoint``'s) on ``device`` (None: the CPU)."""
+    return load_go_model(agent_checkpoint(path, size), size, device or "cpu")
+
+
+def match_game(args: argparse.Namespace, history: int, opponent: str):
+    """The game of a match or a shown game: against GNU Go (another engine) the game of real play
+    (``Go_Game.go_play_game``: two passes end it, as over GTP, so that evaluate.py measures what a GTP
+    controller sees); between the project's own players (the agent itself, random, rollout, a checkpoint)
+    self-play's cap of 2 N^2 moves, which bounds two programs that never pass."""
+    make = go_play_game if opponent == "gnugo" else go_game
+    return make(args.game, args.komi, history=history)
+
+
+def make_opponent(args: argparse.Namespace, rng: np.random.Generator, agent: TimedPlayer):
+    if args.opponent == "gnugo":
+        return GTPPlayer(gnugo_command(args.level, args.gnugo), name=f"gnugo-{args.level}")
+    if args.opponent == "random":
+        return RandomPlayer(rng)
+    if args.opponent == "rollout":
+        return EqualTimeRollout(rng, agent)
+    model = load_go_model(args.opponent_checkpoint, args.game, args.device)
+    name = os.path.basename(args.opponent_checkpoint)
+    return agent_from_args(model, args, name=name, sample_moves=args.sample_moves, rng=rng, device=args.device)
+
+
+# --------------------------------------------------------------------------- a match
+def margin_text(s: dict) -> str:
+    """The mean area margin of the games counted out (``n/a`` when every game ended by resignation)."""
+    return "n/a" if s["mean_margin"] is None else f"{s['mean_margin']:+.1f}"
+
+
+def summary_line(what: str, s: dict) -> str:
+    low, high = s["ci95"]
+    if not s["played"]:
+        return f"{what:9s}    0 played: no win rate"
+    return (
+        f"{what:9s} {s['played']:4d} played: {s['wins']:4d} W {s['losses']:4d} L {s['draws']:3d} D | win "
+        f"{100 * s['win_rate']:5.1f}% (95% CI {100 * low:.0f}-{100 * high:.0f}%) | margin {margin_text(s)} | "
+        f"resigned: agent {s['agent_resigned']}, opponent {s['opponent_resigned']}"
+    )
+
+
+def sgf_dirs(args: argparse.Namespace, paths: list[str]) -> list[str]:
+    """Each model's SGF folder: ``OUT-DIR/sgf/<stem>/`` (``--sgf-dir`` itself) for one model; for several,
+    ``<NN>_<stem>/`` inside it, numbered in the order given, so that two models of one file name (run_a/x.pt,
+    run_b/x.pt) never write the same ``game_NNNN.sgf``."""
+    stems = [os.path.splitext(os.path.basename(path))[0] for path in paths]
+    if len(paths) == 1:
+        return [args.sgf_dir or os.path.join(args.out_dir, "sgf", stems[0])]
+    base = args.sgf_dir or os.path.join(args.out_dir, "sgf")
+    return [os.path.join(base, f"{index + 1:02d}_{stem}") for index, stem in enumerate(stems)]
+
+
+def check_outputs(args: argparse.Namespace, sgf_folders: list[str]) -> None:
+    """OutputError (one sentence) unless every file the matches write can be written, before the first game:
+    results.json, the chart with several models, each SGF folder."""
+    check_writable(os.path.join(args.out_dir, "results.json"))
+    if len(sgf_folders) > 1:
+        check_writable(os.path.join(args.out_dir, "win_rate.png"))
+    for folder in sgf_folders:  # (an earlier run's games in it are moved aside: archive_old_games)
+        check_writable(folder, folder=True)
+
+
+def archive_old_games(folder: str) -> str | None:
+    """Move an earlier run's ``game_NNNN.sgf`` files of ``folder`` into ``folder/replaced-<UTC time>-*/``, so
+    that the folder holds this run's games only (a rerun of fewer games left the old extra ones beside
+    the new results); the archive's path, or None when there was none."""
+    old = sorted(name for name in os.listdir(folder) if re.fullmatch(r"game_\d{4,}\.sgf", name))
+    if not old:
+        return None
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+    archive = tempfile.mkdtemp(prefix=f"replaced-{stamp}-", dir=folder)  # a new folder even within one second
+    for name in old:
+        os.replace(os.path.join(folder, name), os.path.join(archive, name))
+    return archive
+
+
+def json_safe(value):
+    """``value`` with every NaN or infinite float as None: JSON has no NaN (a colour with no game played)."""
+    if isinstance(value, float):
+        return value if np.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: json_safe(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(item) for item in value]
+    return value
+
+
+def match_one(args: argparse.Namespace, path: str, sgf_dir: str) -> dict:
+    """The match of the model ``path`` (None: the board's model file, here or in pretrained/), its games in
+    ``sgf_dir``: printed, and its summaries (overall, as Black, as White)."""
+    path = agent_checkpoint(path, args.game)
+    model = load_go_model(path, args.game, args.device)
+    game = match_game(args, model.history, args.opponent)
+    rng = np.random.default_rng(args.seed)
+    agent = TimedPlayer(agent_from_args(model, args, sample_moves=args.sample_moves, rng=rng, device=args.device))
+    opponent = make_opponent(args, rng, agent)
+    os.makedirs(sgf_dir, exist_ok=True)
+    archive = archive_old_games(sgf_dir)
+    if archive is not None:
+        print(f"  an earlier run's SGF files moved to {archive}/")
+    print(f"{path} ({args.sims} simulations) against {opponent.name}, komi {game.komi:g}, {args.games} games:")
+    result = run_match(game, agent, opponent, args.games, args.colors, sgf_dir)
+    rows = {"all": result.summary(), "black": result.summary(BLACK), "white": result.summary(-BLACK)}
+    for what, summary in rows.items():
+        if summary["games"]:
+            print("  " + summary_line(f"as {what}" if what != "all" else "overall", summary))
+    for reason in rows["all"]["not_played"]:
+        print(f"  not played: {reason}")
+    openings = opening_counts(result, game.size)
+    if openings:
+        print("  the agent's first moves as Black: " + ", ".join(f"{v} {n}" for v, n in openings.items()))
+    print(f"  SGF files in {sgf_dir}/; agent {agent.mean_seconds or 0:.3f} s a move")
+    return {"checkpoint": path, "opponent": opponent.name, "komi": game.komi, "openings": openings, **rows}
+
+
+def opening_counts(result, size: int) -> dict[str, int]:
+    """How often the agent opened on each point as Black (most frequent first; the centre is 5x5's winning
+    move), over the games with a first move."""
+    firsts = [r.moves[0] for r, c in zip(result.records, result.agent_colours) if c == BLACK and r.moves]
+    actions, counts = np.unique(firsts, return_counts=True)
+    order = np.argsort(-counts, kind="stable")
+    return {format_vertex(int(actions[i]), size): int(counts[i]) for i in order}
+
+
+def checkpoint_label(path: str, index: int) -> str:
+    """The x label of a checkpoint in the chart: its iteration (``_iterNNNN``) if named so, else ``final``
+    for a run's own model file (``goN_policy_value.pt``), else its index."""
+    name = os.path.basename(path)
+    found = re.search(r"_iter(\d+)", name)
+    if found:
+        return str(int(found.group(1)))
+    return "final" if re.fullmatch(r"go\d+_policy_value\.pt", name) else str(index + 1)
+
+
+def plot_win_rates(results: list[dict], path: str) -> None:
+    """Win rate with its 95% interval over the checkpoints (one line overall, one per colour played)."""
+    plt = pyplot()
+    labels = [checkpoint_label(r["checkpoint"], i) for i, r in enumerate(results)]
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for what in ("all", "black", "white"):
+        if not any(r[what]["played"] for r in results):
+            continue  # a colour the agent never had: no line, no legend entry
+        rates = [100 * r[what]["win_rate"] if r[what]["played"] else np.nan for r in results]
+        errors = np.clip([[rate - 100 * r[what]["ci95"][0] for rate, r in zip(rates, results)],
+                          [100 * r[what]["ci95"][1] - rate for rate, r in zip(rates, results)]], 0, None)  # fmt: skip
+        # (clipped: a Wilson bound can round to a hair inside a win rate of 0 or 1, which matplotlib refuses)
+        ax.errorbar(labels, rates, yerr=errors, marker="o", capsize=3, label=what)
+    ax.set(xlabel="checkpoint (iteration)", ylabel="agent's win rate (%)", ylim=(0, 100))
+    ax.set_title(f"against {results[0]['opponent']}, komi {results[0]['komi']:g}")
+    ax.grid(alpha=0.3)
+    ax.legend()
+    save_figure(fig, path)
+
+
+def empty_board(model, size: int, komi: float, sims: int, c_puct: float, symmetric: bool = False) -> dict:
+    """What the agent thinks of the empty board at ``komi``, all from Black's side: the network's value,
+    the search's (the mean return of its ``sims`` simulations) with the root's visit shares, and the area
+    margin and winner of the agent's greedy game against itself. The network has no komi input (the seed's
+    planes), so its value is the same at every komi; the self-play game's margin says at which komi its
+    play wins."""
+    game = go_game(size, komi, history=model.history)
+    state = game.initial_state(1)
+    with torch.inference_mode():
+        _, value = model(torch.from_numpy(game.encode(game.eval_input(state))))
+    agent = play_agent(model, sims, c_puct, symmetric)
+    agent.new_game(game, BLACK)
+    stats = agent.search.search(state, game.legal_mask(state)).root_stats()[0]
+    shares = stats[N_ROW] / stats[N_ROW].sum()
+    top = np.argsort(-shares, kind="stable")[:3]
+    record = play_game(game, agent, agent)
+    return {
+        "komi": komi,
+        "network_value": float(value.reshape(-1)[0]),
+        "search_value": float(stats[W_ROW].sum() / stats[N_ROW].sum()),
+        "top_moves": {format_vertex(int(a), size): round(float(shares[a]), 3) for a in top},
+        "selfplay_margin": record.score,
+        "selfplay_result": record.result_text(),
+    }
+
+
+def empty_board_main(args: argparse.Namespace) -> dict:
+    """``--empty-board KOMI ...``: ``empty_board`` at each komi, printed."""
+    model = load_agent_model(args.checkpoint, args.game, args.device)
+    print(f"{args.checkpoint or 'the shipped model'}, the empty {args.game}x{args.game} board, Black to move:")
+    rows = []
+    for komi in args.empty_board:
+        row = empty_board(model, args.game, komi, args.sims, args.c_puct, args.symmetric)
+        moves = ", ".join(f"{v} {100 * share:.0f}%" for v, share in row["top_moves"].items())
+        print(f"  komi {komi:g}: network value {row['network_value']:+.3f}, search value {row['search_value']:+.3f} "
+              f"({args.sims} simulations; {moves}); its game against itself: {row['selfplay_result']}")  # fmt: skip
+        rows.append(row)
+    return {"checkpoint": args.checkpoint, "empty_board": rows}
+
+
+def match_main(argv=None) -> int:
+    args = parse_match_args(argv)
+    torch.set_num_threads(1)  # one search at a time: batch-1 forwards are fastest on one thread
+    torch.manual_seed(args.seed)
+    try:
+        args.device = Cli.resolve_device(args.device)
+        if args.empty_board:
+            check_writable(os.path.join(args.out_dir, "empty_board.json"))  # before the searches
+            write_json(os.path.join(args.out_dir, "empty_board.json"), empty_board_main(args))
+            return 0
+        if args.opponent == "gnugo":
+            check_gnugo(args.gnugo)
+        paths = [agent_checkpoint(path, args.game) for path in (args.checkpoints or [args.checkpoint])]
+        folders = sgf_dirs(args, paths)
+        check_outputs(args, folders)
+        results = [match_one(args, path, folder) for path, folder in zip(paths, folders)]
+        write_json(os.path.join(args.out_dir, "results.json"), json_safe(results))
+        if len(results) > 1:
+            plot_win_rates(results, os.path.join(args.out_dir, "win_rate.png"))
+    except (CheckpointError, OutputError, FileNotFoundError, ValueError, Cli.DeviceError) as exc:
+        return Cli.fail(exc)
+    print(f"Results in {os.path.join(args.out_dir, 'results.json')}.")
+    unplayed = [r["checkpoint"] for r in results if not r["all"]["played"]]
+    if unplayed:  # a match of no game measured nothing: not a success, whatever results.json holds
+        reasons = results[0]["all"]["not_played"][:1] if results else []
+        why = f" (the first: {reasons[0]})" if reasons else ""
+        return Cli.fail(f"no game of {', '.join(unplayed)} was played{why}.")
+    return 0
+
+
+# --------------------------------------------------------------------------- one game, shown
+def parse_show_args(argv=None) -> argparse.Namespace:
+    parser = Cli.ArgumentParser(prog="test.py", description=__doc__, formatter_class=Cli.HelpFormatter)
+    add_common_flags(parser)
+    parser.add_argument("--opponent", choices=("self", "gnugo", "random"), default="self", help="who the agent plays")
+    parser.add_argument("--colour", choices=("black", "white"), default="black", help="the agent's colour")
+    return resolve_agent_flags(parser.parse_args(argv))
+
+
+def show_main(argv=None) -> int:
+    """``test.py --game goN``: one game, every position printed, then the result."""
+    args = parse_show_args(argv)
+    torch.set_num_threads(1)
+    torch.manual_seed(args.seed)
+    try:
+        args.device = Cli.resolve_device(args.device)
+        if args.opponent == "gnugo":
+            check_gnugo(args.gnugo)
+        model = load_agent_model(args.checkpoint, args.game, args.device)
+    except (CheckpointError, FileNotFoundError, Cli.DeviceError) as exc:
+        return Cli.fail(exc)
+    game = match_game(args, model.history, args.opponent)
+    rng = np.random.default_rng(args.seed)
+    agent = ShowingPlayer(agent_from_args(model, args, rng=rng, device=args.device), game)
+    others = {"self": lambda: agent, "random": lambda: RandomPlayer(rng), "gnugo": lambda: gnugo_player(args)}
+    other = agent if args.opponent == "self" else ShowingPlayer(others[args.opponent](), game)
+    black, white = (agent, other) if args.colour == "black" else (other, agent)
+    print(f"{black.name} (Black) against {white.name} (White), komi {game.komi:g}:\n")
+    record = play_game(game, black, white)
+    other.close()
+    state = game.initial_state(1)
+    for action in record.moves:
+        state = game.step(state, np.array([action]))
+    print(game.to_text(state))
+    score = "" if record.score is None else f", area score {record.score:+g} for Black after komi"
+    why = f" (not played: {record.not_played})" if record.not_played else ""
+    print(f"Result: {record.result_text()} after {len(record.moves)} moves{score}{why}")
+    return 0
+
+
+def gnugo_player(args: argparse.Namespace) -> GTPPlayer:
+    return GTPPlayer(gnugo_command(args.level, args.gnugo), name=f"gnugo-{args.level}")
+
+
+class ShowingPlayer(TimedPlayer):
+    """A player whose every move is printed with the position before it and its own value estimate."""
+
+    def __init__(self, player, game):
+        super().__init__(player)
+        self.game = game
+
+    def genmove(self, state: dict):
+        action = super().genmove(state)
+        move = "resigns" if action is None else format_vertex(action, self.game.size)
+        colour = "Black" if state["to_play"][0] == BLACK else "White"
+        print(self.game.to_text(state))
+        value = getattr(self.player, "last_value", None)
+        print(f"{colour} ({self.name}): {move}" + ("" if value is None else f"  value {value:+.2f}") + "\n")
+        return action

@@ -1,0 +1,1 @@
+"""Go: batched rules, the game and its network, self-play training and its run, matches, GTP opponents."""

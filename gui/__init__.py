@@ -1,0 +1,1 @@
+"""The PyGame GUI's pieces (PyGame.py at the root opens it)."""
