@@ -14,13 +14,14 @@ import re
 import sys
 
 # The original project's defaults (faithfulness: the constants of its scripts).
+import Process_Signals
+from Process_Signals import EXIT_INTERRUPTED, interrupted  # noqa: F401 - re-exported: how every script ends on a signal
 from Rubik2x2Env import MAX_MOVES  # noqa: F401 - re-exported: the 2x2's episode cap is the scripts' default
 from Run_IO import OutputError
 from Search_Tree import C_PUCT  # noqa: F401 - re-exported: the PUCT constant is the engine's
 
 EVAL_SIMULATIONS = 1000  # MCTS simulations per move in the evaluation
 EXIT_USAGE = 2  # exit status of every error a user can fix: a bad flag, file, device or model
-EXIT_INTERRUPTED = 130  # Ctrl-C, as a shell reports a process ended by SIGINT
 
 # Bounds of the flags (one place for every script): beyond them a run cannot fit in memory
 # or time, or the value means nothing.
@@ -268,36 +269,12 @@ class _QuietStdout:
         return getattr(self._stream, name)
 
 
-def interrupted() -> int:
-    """Print ``interrupted`` on stderr, after what stdout holds, and return the exit status 130:
-    how every script ends when Ctrl-C (or, for ``main.py``, SIGTERM) stops it."""
-    try:
-        sys.stdout.flush()
-    except (OSError, ValueError):
-        pass
-    print("interrupted", file=sys.stderr)
-    return EXIT_INTERRUPTED
-
-
-def quiet_interrupts() -> None:
-    """From now on (imports included), Ctrl-C ends the process with one line, ``interrupted``,
-    and exit status 130 instead of a traceback. ``run_script`` does it for ``main``."""
-    default = sys.excepthook
-
-    def hook(kind, value, tb):
-        if issubclass(kind, KeyboardInterrupt):
-            os._exit(interrupted())
-        default(kind, value, tb)
-
-    sys.excepthook = hook
-
-
 def run_script(main, argv=None):
     """``sys.exit(main(argv))`` as a Unix tool behaves: printing stops quietly when stdout's
     reader leaves (the work and its files are finished; the exit status is main's), a stdout
     that cannot be written (``> /dev/full``) gives one sentence and exit status 2, and Ctrl-C
-    gives ``interrupted`` and exit status 130, never a traceback."""
-    quiet_interrupts()
+    gives ``interrupted`` and exit status 130, never a traceback (SIGTERM too: ``Process_Signals``)."""
+    Process_Signals.running()
     guard = _QuietStdout(sys.stdout)
     sys.stdout = guard
     try:
@@ -309,6 +286,7 @@ def run_script(main, argv=None):
         if not isinstance(exc, OutputError):
             raise
         status = fail(exc)
+    Process_Signals.finishing()
     error = guard.error
     if error is not None and not isinstance(error, BrokenPipeError) and not status:
         status = fail(f"cannot write to standard output ({error.strerror or type(error).__name__}).")

@@ -35,6 +35,11 @@ Go agent: ``Go_Gui`` (its flags: ``python PyGame.py --game go5 --help``), with t
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # first: a signal during the slow imports below ends the script as at any moment
+    import Process_Signals
+
+    Process_Signals.start_script()
+
 import argparse
 import os
 import time

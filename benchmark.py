@@ -26,6 +26,11 @@ the optimal solver's table (``Optimal_Solver``, built on first use).
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # first: a signal during the slow imports below ends the script as at any moment
+    import Process_Signals
+
+    Process_Signals.start_script()
+
 import argparse
 import json
 import os

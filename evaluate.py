@@ -56,6 +56,11 @@ is possible). ``--by-distance`` and ``--all-positions`` need the 2x2's exact tab
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # first: a signal during the slow imports below ends the script as at any moment
+    import Process_Signals
+
+    Process_Signals.start_script()
+
 import os
 
 if __name__ == "__main__":
