@@ -44,6 +44,7 @@ import numpy as np
 import torch
 
 import Cli
+import Process_Signals
 from Cli import DeviceError, HelpFormatter, add_device_flag, fail, int_in, positive_float, resolve_device
 from Optimal_Solver import MAX_DISTANCE, get_solver
 from Policy_Value_Net import CheckpointError, load_model
@@ -226,25 +227,34 @@ def train(trainer: str, args, out_dir: str, device: str) -> dict:
     log_path = os.path.join(out_dir, f"{trainer}_train.log")
     print(f"[train] {trainer}: {budget:.0f}s budget; log {log_path}", flush=True)
     with open(log_path, "w") as log:
-        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
-        # The budget counts from main.py's "Training on" line, printed once its SIGTERM handler is in
-        # place: a signal before it would kill the run unsaved (on a loaded machine, imports take a while).
-        wait_for_line(proc, log_path, TRAINING_STARTED, STOP_GRACE_S)
-        start = time.perf_counter()
-        next_report = 60.0
-        while proc.poll() is None and time.perf_counter() - start < budget:
-            time.sleep(min(1.0, max(budget - (time.perf_counter() - start), 0.01)))
-            if time.perf_counter() - start >= next_report:
-                print(f"[train] {trainer}: {time.perf_counter() - start:.0f}s | {last_iter_line(log_path)}", flush=True)
-                next_report += 60.0
-        stopped = proc.poll() is None
-        if stopped:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(timeout=STOP_GRACE_S)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        # Its own process group: a Ctrl-C at the terminal reaches this script alone, which stops the trainer
+        # as after its budget; child_env: a kill -9 of this script stops it too (Process_Signals).
+        proc = subprocess.Popen(
+            cmd,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            cwd=ROOT,
+            env=Process_Signals.child_env(),
+            process_group=0,
+        )
+        try:
+            # The budget counts from main.py's "Training on" line, printed once its SIGTERM handler is in
+            # place: a signal before it would kill the run unsaved (on a loaded machine, imports take a while).
+            wait_for_line(proc, log_path, TRAINING_STARTED, STOP_GRACE_S)
+            start = time.perf_counter()
+            next_report = 60.0
+            while proc.poll() is None and time.perf_counter() - start < budget:
+                time.sleep(min(1.0, max(budget - (time.perf_counter() - start), 0.01)))
+                if time.perf_counter() - start >= next_report:
+                    print(
+                        f"[train] {trainer}: {time.perf_counter() - start:.0f}s | {last_iter_line(log_path)}",
+                        flush=True,
+                    )
+                    next_report += 60.0
+            stopped = proc.poll() is None
+        finally:  # the budget spent, or this script interrupted: no trainer runs on into --out-dir
+            stop_trainer(proc)
     seconds = time.perf_counter() - start
     metrics_path = os.path.join(logs, "metrics.json")
     metrics = json.load(open(metrics_path)) if os.path.isfile(metrics_path) else {}
@@ -265,6 +275,23 @@ def train(trainer: str, args, out_dir: str, device: str) -> dict:
         flush=True,
     )
     return {"path": path, **info}
+
+
+def stop_trainer(proc: subprocess.Popen) -> None:
+    """SIGTERM to a trainer still running (main.py keeps its last completed iteration), and wait for it to
+    end: SIGKILL after ``STOP_GRACE_S``, or at once when this script is interrupted meanwhile."""
+    if proc.poll() is not None:
+        return
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=STOP_GRACE_S)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    except BaseException:  # a second Ctrl-C or SIGTERM to this script: no more waiting
+        proc.kill()
+        proc.wait()
+        raise
 
 
 def last_iter_line(log_path: str) -> str:

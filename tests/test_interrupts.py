@@ -20,6 +20,7 @@ import pytest
 
 import Process_Signals
 from conftest import REPO
+from proc_tree import alive, wait_for
 
 SCRIPTS = sorted(p.name for p in REPO.glob("*.py") if '__name__ == "__main__"' in p.read_text(encoding="utf-8"))
 SLOW_NUMPY = """
@@ -27,22 +28,6 @@ import os, time
 open(os.environ["IMPORT_STARTED"], "w").close()
 time.sleep(120)
 """
-
-
-def wait_for(predicate, timeout: float = 60.0, what: str = "") -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
-
-
-def alive(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie, ended but not yet reaped by its parent, does not)."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return False
 
 
 def test_the_entry_scripts_are_the_ones_known():
