@@ -111,8 +111,9 @@ def child_env(env: dict | None = None) -> dict:
 
 def die_with_parent(parent_pid: int) -> None:
     """This process gets SIGTERM when process ``parent_pid`` (its parent) ends, however it ends. Linux: the
-    kernel sends it (``prctl(PR_SET_PDEATHSIG)``); elsewhere a daemon thread checks every ``WATCH_SECONDS``.
-    A parent that has already ended (before this call) sends it now."""
+    kernel sends it (``prctl(PR_SET_PDEATHSIG)``; the kernel watches the parent's thread that started this
+    process, so parents start their children from the main thread); elsewhere a daemon thread checks every
+    ``WATCH_SECONDS``. A parent that has already ended (before this call) sends it now."""
     if not _kernel_signals_parent_death():
         threading.Thread(target=_watch_parent, args=(parent_pid,), name="watch-parent", daemon=True).start()
     if os.getppid() != parent_pid:  # it ended before the line above could ask: nobody else will signal

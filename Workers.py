@@ -39,6 +39,7 @@ import torch
 
 import Cli
 import Go_Training
+import Process_Signals
 from Evaluation_Modes import play_cubes
 from Go_Net import go_model_from_state
 from Lookahead_Targets import lookahead_targets, scramble_path_states
@@ -158,7 +159,10 @@ def run_task(weights: dict | None, kind: str, key: tuple[int, int, int], params:
         return TASKS[kind](model, worker_rng(*key), **params)
 
 
-def _init_local_worker() -> None:
+def _init_local_worker(driver_pid: int) -> None:
+    # A driver killed outright (kill -9) runs no clean-up: without this its workers would run on for ever,
+    # holding its stdout (a `| tee` after it would never end); the resource tracker ends with the last of them.
+    Process_Signals.die_with_parent(driver_pid)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the driver's: it saves and stops
     torch.set_num_threads(1)
 
@@ -234,7 +238,10 @@ class WorkerPool:
             from concurrent.futures import ProcessPoolExecutor
 
             self._executor = ProcessPoolExecutor(
-                self.workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init_local_worker
+                self.workers,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_init_local_worker,
+                initargs=(os.getpid(),),
             )
         futures = [self._executor.submit(run_task, weights, kind, (self.seed, iteration, w), p) for w, p in jobs]
         return [f.result() for f in futures]
