@@ -46,6 +46,7 @@ import torch
 import Cli
 import Process_Signals
 from Cli import DeviceError, HelpFormatter, add_device_flag, fail, int_in, positive_float, resolve_device
+from Input_Echo import shown
 from Optimal_Solver import MAX_DISTANCE, get_solver
 from Policy_Value_Net import CheckpointError, load_model
 from Run_IO import OutputError, atomic_write, check_writable
@@ -90,7 +91,7 @@ def parse_checkpoints(text: str) -> dict[str, str]:
     for item in text.split(","):
         name, sep, path = item.partition("=")
         if not sep or not name.strip() or not path.strip():
-            raise argparse.ArgumentTypeError(f"expected name=path[,name=path...], got {item!r}")
+            raise argparse.ArgumentTypeError(f"expected name=path[,name=path...], got {shown(item)}")
         out[name.strip()] = path.strip()
     return out
 
@@ -163,17 +164,16 @@ def parse_args(argv=None) -> argparse.Namespace:
     args.trainers = [t.strip() for t in args.trainers.split(",") if t.strip()]
     args.solvers = [s.strip() for s in args.solvers.split(",") if s.strip()]
     args.policy_only = {s.strip() for s in args.policy_only.split(",") if s.strip()}
-    unknown = [t for t in args.trainers if t not in TRAINERS]
-    if unknown or not args.trainers:
-        p.error(f"--trainers: unknown {unknown}; choose from {', '.join(TRAINERS)}")
-    unknown = [s for s in args.solvers if s not in solvers]
-    if unknown or not args.solvers:
-        p.error(f"--solvers: unknown {unknown}; choose from {', '.join(solvers)}")
+    for flag, names, known in (("--trainers", args.trainers, TRAINERS), ("--solvers", args.solvers, solvers)):
+        unknown = [n for n in names if n not in known]
+        if unknown or not names:
+            what = f"unknown {shown(unknown[0])}" if unknown else "none given"
+            p.error(f"{flag}: {what}; choose from {', '.join(known)}")
     extra = dict(DEFAULT_TRAIN_ARGS)
     for item in args.train_args:
         name, sep, flags = item.partition("=")
         if not sep or name not in TRAINERS:
-            p.error(f"--train-args: expected TRAINER=FLAGS with TRAINER one of {', '.join(TRAINERS)}, got {item!r}")
+            p.error(f"--train-args: expected TRAINER=FLAGS, TRAINER one of {', '.join(TRAINERS)}, got {shown(item)}")
         extra[name] = flags
     args.train_args = {k: shlex.split(v) for k, v in extra.items()}
     if args.checkpoints:

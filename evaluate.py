@@ -430,10 +430,10 @@ def _add_mode_flags(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="sample positions by their true distance (optimal solver) instead of scramble length",
     )
-    g.add_argument("--min-dist", type=int, default=1, help="smallest true distance with --by-distance")
+    g.add_argument("--min-dist", type=Cli.integer, default=1, help="smallest true distance with --by-distance")
     g.add_argument(
         "--max-dist",
-        type=int,
+        type=Cli.integer,
         default=MAX_DISTANCE,
         help=f"largest true distance with --by-distance (at most {MAX_DISTANCE})",
     )
@@ -502,7 +502,7 @@ def _add_all_positions_flags(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument(
         "--sample",
-        type=int,
+        type=Cli.integer,
         default=None,
         metavar="N",
         help=f"uniform positions of --all-positions (default: {ALL_POSITIONS_SAMPLE:,}; with --solver greedy: "
@@ -510,7 +510,7 @@ def _add_all_positions_flags(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument(
         "--limit",
-        type=int,
+        type=Cli.integer,
         default=None,
         metavar="N",
         help="a smaller check: with --sample, at most N of the positions at distances 13-14 (0 = the uniform sample "

@@ -28,6 +28,7 @@ import Optimal_Solver as OS
 import Policy_Value_Net
 import Run_IO
 from conftest import REPO
+from Input_Echo import shown
 from Policy_Value_Net import PolicyValueNet
 from Rubik2x2Env import SOLVED_STICKERS, apply_moves, batch_scramble, is_solved, parse_moves
 
@@ -570,4 +571,4 @@ def test_a_huge_bad_token_is_echoed_shortened(tmp_path):
     path.write_text("R " + "X" * 1_000_000 + "\n")
     with pytest.raises(EM.ScrambleFileError) as exc:
         EM.read_scramble_file(str(path))
-    assert f"line 1: unknown move '{'X' * 20}...'" in str(exc.value) and len(str(exc.value)) < 300
+    assert f"line 1: unknown move {shown('X' * 1_000_000)};" in str(exc.value) and len(str(exc.value)) < 300
