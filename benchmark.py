@@ -4,8 +4,10 @@
    ``python main.py --targets T --fresh --checkpoint OUT/T.pt --log-dir OUT/T_logs --skip-eval``
    for ``--budget-minutes`` of wall time from its "Training on" line (its stop handler is in
    place then), then gets SIGTERM; main.py keeps the last completed
-   iteration. Its output goes to ``OUT/T_train.log``. Or skip training with
-   ``--checkpoints name=path,...`` (models already trained).
+   iteration. Its output goes to ``OUT/T_train.log``. Ctrl-C or SIGTERM to benchmark.py stops the
+   trainer the same way before it ends, and a trainer ends with benchmark.py even when that is
+   killed outright (``kill -9``). Or skip training with ``--checkpoints name=path,...`` (models
+   already trained).
 2. Positions: ``--positions-per-distance`` N cubes drawn uniformly at each true distance 1..14
    (distinct where there are enough; only 276 positions are 14 moves out) and ``--uniform`` M
    drawn uniformly from all 3,674,160 positions, all from ``--seed``.
