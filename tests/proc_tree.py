@@ -6,6 +6,11 @@ from __future__ import annotations
 import os
 import time
 
+import pytest
+
+#: For the tests that read /proc: Linux only.
+needs_proc = pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads /proc (Linux)")
+
 
 def _stat(pid: int) -> list[str] | None:
     """The fields of ``/proc/pid/stat`` after the command name (state first, then the parent pid); None when

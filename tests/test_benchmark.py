@@ -10,7 +10,7 @@ import time
 import pytest
 
 from conftest import REPO
-from proc_tree import alive, children, wait_for
+from proc_tree import alive, children, needs_proc, wait_for
 
 ROOT = str(REPO)
 TINY = [
@@ -118,6 +118,7 @@ def test_training_budget_stops_main_and_benchmarks_what_it_saved(tmp_path):
 
 
 @pytest.mark.slow
+@needs_proc
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL], ids=["TERM", "INT", "KILL"])
 def test_the_trainer_ends_with_benchmark_however_it_is_stopped(tmp_path, signum):
     """Issue 47, item 3: benchmark.py signalled by pid (a supervisor's kill, not the terminal's Ctrl-C to the

@@ -20,7 +20,7 @@ import pytest
 
 import Process_Signals
 from conftest import REPO
-from proc_tree import alive, wait_for
+from proc_tree import alive, needs_proc, wait_for
 
 SCRIPTS = sorted(p.name for p in REPO.glob("*.py") if '__name__ == "__main__"' in p.read_text(encoding="utf-8"))
 SLOW_NUMPY = """
@@ -54,7 +54,8 @@ def test_a_signal_during_the_imports_ends_every_script_as_interrupted(tmp_path, 
     (tmp_path / "numpy.py").write_text(SLOW_NUMPY)
     for script in SCRIPTS:
         started = tmp_path / f"{script}.started"
-        env = dict(os.environ, PYTHONPATH=str(tmp_path), IMPORT_STARTED=str(started), SDL_VIDEODRIVER="dummy")
+        path = os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")]))
+        env = dict(os.environ, PYTHONPATH=path, IMPORT_STARTED=str(started), SDL_VIDEODRIVER="dummy")
         proc = subprocess.Popen(
             [sys.executable, str(REPO / script)], env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE
         )
@@ -131,6 +132,7 @@ PARENT = textwrap.dedent(
 
 
 @pytest.mark.slow
+@needs_proc
 @pytest.mark.parametrize("how", ["prctl", "thread"])
 def test_a_child_ends_when_its_parent_is_killed(tmp_path, how):
     (tmp_path / "child.py").write_text(CHILD.format(repo=str(REPO)))

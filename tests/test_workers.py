@@ -16,7 +16,7 @@ import evaluate
 import main
 import Workers
 from conftest import REPO
-from proc_tree import alive, children, command_line, wait_for
+from proc_tree import alive, children, command_line, needs_proc, wait_for
 
 ROOT = str(REPO)
 TINY = [
@@ -165,6 +165,7 @@ def test_go_ray_workers_give_the_numbers_of_one_process(tmp_path, local_ray):
 
 
 @pytest.mark.slow
+@needs_proc
 def test_killing_a_go_driver_ends_its_workers_and_frees_its_stdout(tmp_path):
     """Issue 47, item 13: kill -9 of a Go training driver with --workers 2 (local processes): the workers and
     multiprocessing's resource tracker end too, and the driver's stdout reaches its end (a `| tee` ends)."""
