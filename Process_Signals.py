@@ -37,25 +37,24 @@ WATCH_SECONDS = 1.0  # without prctl: how often a thread checks that the parent 
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 _raising = False  # while ``main`` runs: a signal raises KeyboardInterrupt; before and after, it ends the process
-_printed = False
+_printed = False  # ``interrupted`` is on stderr: a signal's exit adds no second line
 
 
 def interrupted() -> int:
-    """Print ``interrupted`` on stderr (once, after what stdout holds) and return the exit status 130. From
-    now on a further SIGINT or SIGTERM ends the process at once with that status."""
+    """Print ``interrupted`` on stderr (after what stdout holds) and return the exit status 130. From now on
+    a further SIGINT or SIGTERM ends the process at once with that status, and no second line."""
     global _raising, _printed
     _raising = False
-    if not _printed:
-        _printed = True
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except (OSError, ValueError, AttributeError):  # a closed or broken stream: the status still tells
-                pass
+    for stream in (sys.stdout, sys.stderr):
         try:
-            print("interrupted", file=sys.stderr, flush=True)
-        except (OSError, ValueError, AttributeError):
+            stream.flush()
+        except (OSError, ValueError, AttributeError):  # a closed or broken stream: the status still tells
             pass
+    try:
+        print("interrupted", file=sys.stderr, flush=True)
+    except (OSError, ValueError, AttributeError):
+        pass
+    _printed = True
     return EXIT_INTERRUPTED
 
 
@@ -75,13 +74,13 @@ def finishing() -> None:
 
 def _on_signal(signum, frame) -> None:
     if not _raising:
-        os._exit(interrupted())
+        os._exit(EXIT_INTERRUPTED if _printed else interrupted())
     raise KeyboardInterrupt  # SIGTERM as Ctrl-C: the same clean-up, the same end
 
 
 def _excepthook(kind, value, tb, default=sys.excepthook) -> None:
     if issubclass(kind, KeyboardInterrupt):  # raised where nothing caught it: still no traceback
-        os._exit(interrupted())
+        os._exit(EXIT_INTERRUPTED if _printed else interrupted())
     default(kind, value, tb)
 
 
@@ -114,6 +113,9 @@ def die_with_parent(parent_pid: int) -> None:
     kernel sends it (``prctl(PR_SET_PDEATHSIG)``; the kernel watches the parent's thread that started this
     process, so parents start their children from the main thread); elsewhere a daemon thread checks every
     ``WATCH_SECONDS``. A parent that has already ended (before this call) sends it now."""
+    # A mask inherited from a parent that started this process while holding SIGTERM (Run_IO holds it during a
+    # write) would keep the signal pending for ever.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
     if not _kernel_signals_parent_death():
         threading.Thread(target=_watch_parent, args=(parent_pid,), name="watch-parent", daemon=True).start()
     if os.getppid() != parent_pid:  # it ended before the line above could ask: nobody else will signal
