@@ -35,6 +35,11 @@ Go agent: ``Go_Gui`` (its flags: ``python PyGame.py --game go5 --help``), with t
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # first: a signal during the slow imports below ends the script as at any moment
+    from run import Process_Signals
+
+    Process_Signals.start_script()
+
 import argparse
 import os
 import time
@@ -669,9 +674,10 @@ def checked_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> argpar
     if args.scramble is not None:
         text = args.scramble.strip()
         if Cli.is_ascii_digits(text):  # not str.isdigit: it takes '²', which int() refuses
-            if int(text) > MAX_SCRAMBLE:
+            digits = text.lstrip("0") or "0"  # int() of over 4,300 digits fails on Python's own limit
+            if len(digits) > len(str(MAX_SCRAMBLE)) or int(digits) > MAX_SCRAMBLE:
                 p.error(f"--scramble length is capped at {MAX_SCRAMBLE}")
-            args.scramble = int(text)
+            args.scramble = int(digits)
         else:
             try:
                 args.scramble = parse_moves(text)

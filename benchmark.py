@@ -4,8 +4,10 @@
    ``python main.py --targets T --fresh --checkpoint OUT/T.pt --log-dir OUT/T_logs --skip-eval``
    for ``--budget-minutes`` of wall time from its "Training on" line (its stop handler is in
    place then), then gets SIGTERM; main.py keeps the last completed
-   iteration. Its output goes to ``OUT/T_train.log``. Or skip training with
-   ``--checkpoints name=path,...`` (models already trained).
+   iteration. Its output goes to ``OUT/T_train.log``. Ctrl-C or SIGTERM to benchmark.py stops the
+   trainer the same way before it ends, and a trainer ends with benchmark.py even when that is
+   killed outright (``kill -9``). Or skip training with ``--checkpoints name=path,...`` (models
+   already trained).
 2. Positions: ``--positions-per-distance`` N cubes drawn uniformly at each true distance 1..14
    (distinct where there are enough; only 276 positions are 14 moves out) and ``--uniform`` M
    drawn uniformly from all 3,674,160 positions, all from ``--seed``.
@@ -26,6 +28,11 @@ the optimal solver's table (``Optimal_Solver``, built on first use).
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # first: a signal during the slow imports below ends the script as at any moment
+    from run import Process_Signals
+
+    Process_Signals.start_script()
+
 import argparse
 import json
 import os
@@ -42,8 +49,9 @@ from cube.Seed_System_Targets import VALUE_SCALES
 from cube.Solvers import SOLVERS, SolverOptions, solve_cubes
 from Optimal_Solver import MAX_DISTANCE, get_solver
 from Policy_Value_Net import CheckpointError, load_model
-from run import Cli
+from run import Cli, Process_Signals
 from run.Cli import DeviceError, HelpFormatter, add_device_flag, fail, int_in, positive_float, resolve_device
+from run.Input_Echo import shown
 from run.Run_IO import OutputError, atomic_write, check_writable
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
@@ -84,7 +92,7 @@ def parse_checkpoints(text: str) -> dict[str, str]:
     for item in text.split(","):
         name, sep, path = item.partition("=")
         if not sep or not name.strip() or not path.strip():
-            raise argparse.ArgumentTypeError(f"expected name=path[,name=path...], got {item!r}")
+            raise argparse.ArgumentTypeError(f"expected name=path[,name=path...], got {shown(item)}")
         out[name.strip()] = path.strip()
     return out
 
@@ -157,17 +165,16 @@ def parse_args(argv=None) -> argparse.Namespace:
     args.trainers = [t.strip() for t in args.trainers.split(",") if t.strip()]
     args.solvers = [s.strip() for s in args.solvers.split(",") if s.strip()]
     args.policy_only = {s.strip() for s in args.policy_only.split(",") if s.strip()}
-    unknown = [t for t in args.trainers if t not in TRAINERS]
-    if unknown or not args.trainers:
-        p.error(f"--trainers: unknown {unknown}; choose from {', '.join(TRAINERS)}")
-    unknown = [s for s in args.solvers if s not in solvers]
-    if unknown or not args.solvers:
-        p.error(f"--solvers: unknown {unknown}; choose from {', '.join(solvers)}")
+    for flag, names, known in (("--trainers", args.trainers, TRAINERS), ("--solvers", args.solvers, solvers)):
+        unknown = [n for n in names if n not in known]
+        if unknown or not names:
+            what = f"unknown {shown(unknown[0])}" if unknown else "none given"
+            p.error(f"{flag}: {what}; choose from {', '.join(known)}")
     extra = dict(DEFAULT_TRAIN_ARGS)
     for item in args.train_args:
         name, sep, flags = item.partition("=")
         if not sep or name not in TRAINERS:
-            p.error(f"--train-args: expected TRAINER=FLAGS with TRAINER one of {', '.join(TRAINERS)}, got {item!r}")
+            p.error(f"--train-args: expected TRAINER=FLAGS, TRAINER one of {', '.join(TRAINERS)}, got {shown(item)}")
         extra[name] = flags
     args.train_args = {k: shlex.split(v) for k, v in extra.items()}
     if args.checkpoints:
@@ -221,25 +228,34 @@ def train(trainer: str, args, out_dir: str, device: str) -> dict:
     log_path = os.path.join(out_dir, f"{trainer}_train.log")
     print(f"[train] {trainer}: {budget:.0f}s budget; log {log_path}", flush=True)
     with open(log_path, "w") as log:
-        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
-        # The budget counts from main.py's "Training on" line, printed once its SIGTERM handler is in
-        # place: a signal before it would kill the run unsaved (on a loaded machine, imports take a while).
-        wait_for_line(proc, log_path, TRAINING_STARTED, STOP_GRACE_S)
-        start = time.perf_counter()
-        next_report = 60.0
-        while proc.poll() is None and time.perf_counter() - start < budget:
-            time.sleep(min(1.0, max(budget - (time.perf_counter() - start), 0.01)))
-            if time.perf_counter() - start >= next_report:
-                print(f"[train] {trainer}: {time.perf_counter() - start:.0f}s | {last_iter_line(log_path)}", flush=True)
-                next_report += 60.0
-        stopped = proc.poll() is None
-        if stopped:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(timeout=STOP_GRACE_S)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        # Its own process group: a Ctrl-C at the terminal reaches this script alone, which stops the trainer
+        # as after its budget; child_env: a kill -9 of this script stops it too (Process_Signals).
+        proc = subprocess.Popen(
+            cmd,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            cwd=ROOT,
+            env=Process_Signals.child_env(),
+            process_group=0,
+        )
+        try:
+            # The budget counts from main.py's "Training on" line, printed once its SIGTERM handler is in
+            # place: a signal before it would kill the run unsaved (on a loaded machine, imports take a while).
+            wait_for_line(proc, log_path, TRAINING_STARTED, STOP_GRACE_S)
+            start = time.perf_counter()
+            next_report = 60.0
+            while proc.poll() is None and time.perf_counter() - start < budget:
+                time.sleep(min(1.0, max(budget - (time.perf_counter() - start), 0.01)))
+                if time.perf_counter() - start >= next_report:
+                    print(
+                        f"[train] {trainer}: {time.perf_counter() - start:.0f}s | {last_iter_line(log_path)}",
+                        flush=True,
+                    )
+                    next_report += 60.0
+            stopped = proc.poll() is None
+        finally:  # the budget spent, or this script interrupted: no trainer runs on into --out-dir
+            stop_trainer(proc)
     seconds = time.perf_counter() - start
     metrics_path = os.path.join(logs, "metrics.json")
     metrics = json.load(open(metrics_path)) if os.path.isfile(metrics_path) else {}
@@ -260,6 +276,23 @@ def train(trainer: str, args, out_dir: str, device: str) -> dict:
         flush=True,
     )
     return {"path": path, **info}
+
+
+def stop_trainer(proc: subprocess.Popen) -> None:
+    """SIGTERM to a trainer still running (main.py keeps its last completed iteration), and wait for it to
+    end: SIGKILL after ``STOP_GRACE_S``, or at once when this script is interrupted meanwhile."""
+    if proc.poll() is not None:
+        return
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=STOP_GRACE_S)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    except BaseException:  # a second Ctrl-C or SIGTERM to this script: no more waiting
+        proc.kill()
+        proc.wait()
+        raise
 
 
 def last_iter_line(log_path: str) -> str:

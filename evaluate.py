@@ -56,6 +56,11 @@ is possible). ``--by-distance`` and ``--all-positions`` need the 2x2's exact tab
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # first: a signal during the slow imports below ends the script as at any moment
+    from run import Process_Signals
+
+    Process_Signals.start_script()
+
 import os
 
 if __name__ == "__main__":
@@ -423,10 +428,10 @@ def _add_mode_flags(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="sample positions by their true distance (optimal solver) instead of scramble length",
     )
-    g.add_argument("--min-dist", type=int, default=1, help="smallest true distance with --by-distance")
+    g.add_argument("--min-dist", type=Cli.integer, default=1, help="smallest true distance with --by-distance")
     g.add_argument(
         "--max-dist",
-        type=int,
+        type=Cli.integer,
         default=MAX_DISTANCE,
         help=f"largest true distance with --by-distance (at most {MAX_DISTANCE})",
     )
@@ -495,7 +500,7 @@ def _add_all_positions_flags(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument(
         "--sample",
-        type=int,
+        type=Cli.integer,
         default=None,
         metavar="N",
         help=f"uniform positions of --all-positions (default: {ALL_POSITIONS_SAMPLE:,}; with --solver greedy: "
@@ -503,7 +508,7 @@ def _add_all_positions_flags(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument(
         "--limit",
-        type=int,
+        type=Cli.integer,
         default=None,
         metavar="N",
         help="a smaller check: with --sample, at most N of the positions at distances 13-14 (0 = the uniform sample "

@@ -18,6 +18,11 @@ continues the game. A bad flag or model file: one sentence on stderr and exit st
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # first: a signal during the slow imports below ends the script as at any moment
+    from run import Process_Signals
+
+    Process_Signals.start_script()
+
 import argparse
 import os
 import sys

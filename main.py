@@ -29,6 +29,11 @@ AlphaZero self-play against itself, crash-safe and resumable in the same way; ``
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # first: a signal during the slow imports below ends the script as at any moment
+    from run import Process_Signals
+
+    Process_Signals.start_script()
+
 import argparse
 import contextlib
 import math

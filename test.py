@@ -20,6 +20,11 @@ two-phase solution in quarter turns (``kociemba`` in the JSON), there being no e
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # first: a signal during the slow imports below ends the script as at any moment
+    from run import Process_Signals
+
+    Process_Signals.start_script()
+
 import argparse
 import dataclasses
 import json

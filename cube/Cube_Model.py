@@ -28,6 +28,8 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from run.Input_Echo import shown
+
 FACE_NAMES = "URFDLB"
 NUM_FACES = 6
 NUM_ACTIONS = 12
@@ -227,14 +229,9 @@ def scramble_moves(rng: np.random.Generator, batch: int, k: int) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- move strings
-#: An unknown move is echoed in its error up to this many characters (a pasted file can hold a
-#: megabyte on one line).
-SHOWN_TOKEN_CHARS = 20
-
-
 def parse_moves(text: str | Sequence[str]) -> list[int]:
     """``"R U R' U'"`` -> action indices; ``R2`` is two turns. Unknown tokens raise ValueError
-    (naming the token, shortened to ``SHOWN_TOKEN_CHARS`` characters and ``...``)."""
+    (naming the token, shortened: ``Input_Echo.shown``)."""
     tokens = text.split() if isinstance(text, str) else list(text)
     actions: list[int] = []
     for tok in tokens:
@@ -243,9 +240,9 @@ def parse_moves(text: str | Sequence[str]) -> list[int]:
         elif len(tok) == 2 and tok[1] == "2" and tok[0] in MOVE_NAMES:
             actions += [MOVE_NAMES.index(tok[0])] * 2
         else:
-            shown = tok if len(tok) <= SHOWN_TOKEN_CHARS else tok[:SHOWN_TOKEN_CHARS] + "..."
             raise ValueError(
-                f"unknown move {shown!r}; valid moves are {' '.join(MOVE_NAMES)} (and U2 R2 F2 L2 B2 D2 for half turns)"
+                f"unknown move {shown(tok)}; valid moves are {' '.join(MOVE_NAMES)} "
+                "(and U2 R2 F2 L2 B2 D2 for half turns)"
             )
     return actions
 

@@ -35,6 +35,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from run.Input_Echo import shown
+
 BLACK, WHITE, EMPTY = 1, -1, 0
 #: Column letters as Go players write them (no ``I``); a board has at most 19 columns.
 COLUMNS = "ABCDEFGHJKLMNOPQRST"
@@ -75,10 +77,10 @@ def parse_vertex(text: str, size: int) -> int:
         return size * size
     digits = word[1:]  # ASCII only: str.isdigit also takes "٣" and "²"
     if not 2 <= len(word) <= 3 or word[0] not in COLUMNS[:size] or not (digits.isascii() and digits.isdigit()):
-        raise ValueError(f"{text!r} is not a point of a {size}x{size} board (e.g. A1 or pass)")
+        raise ValueError(f"{shown(text)} is not a point of a {size}x{size} board (e.g. A1 or pass)")
     number = int(word[1:])
     if not 1 <= number <= size:
-        raise ValueError(f"{text!r} is not a point of a {size}x{size} board: rows run 1..{size}")
+        raise ValueError(f"{shown(text)} is not a point of a {size}x{size} board: rows run 1..{size}")
     return (size - number) * size + COLUMNS.index(word[0])
 
 

@@ -132,8 +132,11 @@ def check_gnugo(path: str) -> None:
 
 
 def agent_checkpoint(path: str | None, size: int) -> str:
-    """``path``, or by default the board's model file, here or in pretrained/."""
-    return find_checkpoint(path, f"go{size}_policy_value.pt")
+    """``path``, or by default the board's model file, here or in pretrained/ (none: CheckpointError, which
+    says how to train one; a cube's solver flags mean nothing on a board)."""
+    name = f"go{size}_policy_value.pt"
+    remedy = f"train one with 'python main.py --game go{size}' (it writes ./{name}) or pass --checkpoint PATH"
+    return find_checkpoint(path, name, remedy)
 
 
 def load_agent_model(path: str | None, size: int, device=None):

@@ -8,20 +8,23 @@ torch is imported only when a device is resolved, so a script's ``--help`` stays
 from __future__ import annotations
 
 import argparse
+import ast
 import math
 import os
 import re
 import sys
 
 from engine.Search_Tree import C_PUCT  # noqa: F401 - re-exported: the PUCT constant is the engine's
+from Rubik2x2Env import MAX_MOVES  # noqa: F401 - re-exported: the 2x2's episode cap is the scripts' default
 
 # The original project's defaults (faithfulness: the constants of its scripts).
-from Rubik2x2Env import MAX_MOVES  # noqa: F401 - re-exported: the 2x2's episode cap is the scripts' default
+from run import Process_Signals
+from run.Input_Echo import shown
+from run.Process_Signals import EXIT_INTERRUPTED, interrupted  # noqa: F401 - re-exported: how every script ends on a signal
 from run.Run_IO import OutputError
 
 EVAL_SIMULATIONS = 1000  # MCTS simulations per move in the evaluation
 EXIT_USAGE = 2  # exit status of every error a user can fix: a bad flag, file, device or model
-EXIT_INTERRUPTED = 130  # Ctrl-C, as a shell reports a process ended by SIGINT
 
 # Bounds of the flags (one place for every script): beyond them a run cannot fit in memory
 # or time, or the value means nothing.
@@ -49,17 +52,47 @@ class DeviceError(Exception):
     """A ``--device`` that does not name a device, or names one this machine lacks. One sentence."""
 
 
+#: A string as ``repr`` writes it.
+_REPR = r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\""
+#: Where argparse's messages and the flag types' ("..., got 'x'") quote the input they refuse.
+_ECHO = re.compile(rf"(invalid choice: |invalid [^:]* value: |explicit argument |got )({_REPR})")
+_UNRECOGNIZED = "unrecognized arguments: "
+MAX_UNRECOGNIZED_SHOWN = 5  # unknown words an error names: a pasted file can hold thousands
+
+
+def _bounded(message: str) -> str:
+    """``message`` with the input it quotes cut (``Input_Echo.shown``): argparse echoes a bad choice, a bad
+    value and every unknown word whole, and the types of other modules (``--game``, ``--puzzle``) do too."""
+
+    def cut(match: re.Match) -> str:
+        try:
+            return match[1] + shown(ast.literal_eval(match[2]))
+        except (ValueError, SyntaxError):  # not a repr after all: as it was
+            return match[0]
+
+    message = _ECHO.sub(cut, message)
+    if message.startswith(_UNRECOGNIZED):
+        words = message[len(_UNRECOGNIZED) :].split(" ")
+        more = len(words) - MAX_UNRECOGNIZED_SHOWN
+        named = " ".join(shown(word, quote=False) for word in words[:MAX_UNRECOGNIZED_SHOWN])
+        message = _UNRECOGNIZED + named + (f" and {more} more" if more > 0 else "")
+    return message
+
+
 class ArgumentParser(argparse.ArgumentParser):
     """``argparse.ArgumentParser`` whose errors are one line on stderr (no usage block) and
-    exit status 2, like every other error of the scripts. A negative number with an exponent
-    (``--komi -1e300``) is a value, as ``-5`` is (argparse's own pattern reads it as a flag)."""
+    exit status 2, like every other error of the scripts, quoting at most a few words of the
+    input they refuse. A negative number with an exponent (``--komi -1e300``) is a value, as
+    ``-5`` is (argparse's own pattern reads it as a flag)."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self._negative_number_matcher = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$", re.ASCII)
 
     def error(self, message: str):
-        message = message.rstrip(".")
+        message = _bounded(message)
+        if message.endswith(".") and not message.endswith("..."):  # the ellipsis of a quote cut short stays
+            message = message[:-1]
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see --help).\n")
 
 
@@ -76,7 +109,7 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
 def device_name(text: str) -> str:
     """argparse type of ``--device``: ``auto``, ``cpu``, ``cuda`` or ``cuda:N``."""
     if not _DEVICE_PATTERN.fullmatch(text):
-        raise argparse.ArgumentTypeError(f"must be {DEVICE_CHOICES}, got {text!r}")
+        raise argparse.ArgumentTypeError(f"must be {DEVICE_CHOICES}, got {shown(text)}")
     return text
 
 
@@ -119,13 +152,19 @@ def resolve_device(name: str = "auto"):
     return torch.device(name)
 
 
+def integer(text: str) -> int:
+    """argparse type: an integer in ASCII digits, at most 20 of them (``int`` also takes other scripts' digits
+    and underscores, and fails past 4,300 digits with a message about Python's settings)."""
+    if not _INTEGER.fullmatch(text.strip()):
+        raise argparse.ArgumentTypeError(f"must be an integer, got {shown(text)}")
+    return int(text)
+
+
 def int_in(lo: int, hi: int | None = None, why: str = "") -> callable:
-    """argparse type: an integer in ``lo..hi`` (``hi`` None: no upper bound)."""
+    """argparse type: an integer (``integer``) in ``lo..hi`` (``hi`` None: no upper bound)."""
 
     def parse(text: str) -> int:
-        if not _INTEGER.fullmatch(text.strip()):
-            raise argparse.ArgumentTypeError(f"must be an integer, got {text[:MAX_NUMBER_CHARS]!r}")
-        value = int(text)
+        value = integer(text)
         if value < lo or (hi is not None and value > hi):
             bound = f"at least {lo}" if hi is None else f"between {lo} and {hi}"
             raise argparse.ArgumentTypeError(f"must be {bound}{' (' + why + ')' if why else ''}, got {value}")
@@ -142,17 +181,18 @@ def strict_float(text: str) -> float:
     if len(word) > MAX_NUMBER_CHARS or not (
         _NUMBER.fullmatch(word) or word.lower().lstrip("+-") in ("inf", "infinity", "nan")
     ):
-        raise ValueError(f"{text[:MAX_NUMBER_CHARS]!r} is not a number")
+        raise ValueError(f"{shown(text)} is not a number")
     return float(word)
 
 
 def _finite_float(text: str) -> float:
+    """``strict_float``, finite: the types below may quote ``text.strip()`` whole (at most ``MAX_NUMBER_CHARS``)."""
     try:
         value = strict_float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number, got {text[:MAX_NUMBER_CHARS]!r}") from None
+        raise argparse.ArgumentTypeError(f"must be a number, got {shown(text)}") from None
     if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
+        raise argparse.ArgumentTypeError(f"must be a finite number, got {shown(text)}")
     return value
 
 
@@ -160,7 +200,7 @@ def komi(text: str) -> float:
     """argparse type of a Go ``--komi``: a finite number within +-``MAX_KOMI``."""
     value = _finite_float(text)
     if abs(value) > MAX_KOMI:
-        raise argparse.ArgumentTypeError(f"must be between {-MAX_KOMI:g} and {MAX_KOMI:g}, got {text}")
+        raise argparse.ArgumentTypeError(f"must be between {-MAX_KOMI:g} and {MAX_KOMI:g}, got {text.strip()}")
     return value
 
 
@@ -168,7 +208,7 @@ def c_puct(text: str) -> float:
     """argparse type of ``--c-puct`` in Go play: positive, at most ``MAX_C_PUCT``."""
     value = positive_float(text)
     if value > MAX_C_PUCT:
-        raise argparse.ArgumentTypeError(f"must be at most {MAX_C_PUCT:g}, got {text}")
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_C_PUCT:g}, got {text.strip()}")
     return value
 
 
@@ -176,7 +216,7 @@ def positive_float(text: str) -> float:
     """argparse type: a finite float above 0."""
     value = _finite_float(text)
     if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be positive, got {text}")
+        raise argparse.ArgumentTypeError(f"must be positive, got {text.strip()}")
     return value
 
 
@@ -184,7 +224,7 @@ def nonnegative_float(text: str) -> float:
     """argparse type: a finite float, 0 or more."""
     value = _finite_float(text)
     if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {text}")
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {text.strip()}")
     return value
 
 
@@ -192,7 +232,7 @@ def fraction(text: str) -> float:
     """argparse type: a number in 0..1 (a rate)."""
     value = _finite_float(text)
     if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {text}")
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {text.strip()}")
     return value
 
 
@@ -269,36 +309,12 @@ class _QuietStdout:
         return getattr(self._stream, name)
 
 
-def interrupted() -> int:
-    """Print ``interrupted`` on stderr, after what stdout holds, and return the exit status 130:
-    how every script ends when Ctrl-C (or, for ``main.py``, SIGTERM) stops it."""
-    try:
-        sys.stdout.flush()
-    except (OSError, ValueError):
-        pass
-    print("interrupted", file=sys.stderr)
-    return EXIT_INTERRUPTED
-
-
-def quiet_interrupts() -> None:
-    """From now on (imports included), Ctrl-C ends the process with one line, ``interrupted``,
-    and exit status 130 instead of a traceback. ``run_script`` does it for ``main``."""
-    default = sys.excepthook
-
-    def hook(kind, value, tb):
-        if issubclass(kind, KeyboardInterrupt):
-            os._exit(interrupted())
-        default(kind, value, tb)
-
-    sys.excepthook = hook
-
-
 def run_script(main, argv=None):
     """``sys.exit(main(argv))`` as a Unix tool behaves: printing stops quietly when stdout's
     reader leaves (the work and its files are finished; the exit status is main's), a stdout
     that cannot be written (``> /dev/full``) gives one sentence and exit status 2, and Ctrl-C
-    gives ``interrupted`` and exit status 130, never a traceback."""
-    quiet_interrupts()
+    gives ``interrupted`` and exit status 130, never a traceback (SIGTERM too: ``Process_Signals``)."""
+    Process_Signals.running()
     guard = _QuietStdout(sys.stdout)
     sys.stdout = guard
     try:
@@ -310,6 +326,7 @@ def run_script(main, argv=None):
         if not isinstance(exc, OutputError):
             raise
         status = fail(exc)
+    Process_Signals.finishing()
     error = guard.error
     if error is not None and not isinstance(error, BrokenPipeError) and not status:
         status = fail(f"cannot write to standard output ({error.strerror or type(error).__name__}).")

@@ -290,7 +290,10 @@ class FileLock:
             os.close(fd)  # removed by a run that just ended: lock the file that names it now
         left = self._holder(fd)
         if left and left != os.getpid():
-            print(f"Taking over the lock '{self.path}' of process {left}, which is no longer running.")
+            # The lock is free, so process `left` no longer holds it; the number may name a live process all the
+            # same (pid 1, a number reused since): then it is not "no longer running".
+            state = "which no longer holds it" if process_alive(left) else "which is no longer running"
+            print(f"Taking over the lock '{self.path}' of process {left}, {state}.")
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         self._fd = fd
@@ -320,11 +323,13 @@ def short_path(path: str) -> str:
     return path if rel.startswith(os.pardir) else rel
 
 
-def find_checkpoint(explicit: str | None = None, name: str = DEFAULT_CHECKPOINT) -> str:
+def find_checkpoint(explicit: str | None = None, name: str = DEFAULT_CHECKPOINT, remedy: str | None = None) -> str:
     """The model file scripts use: ``explicit`` if given, else ``./<name>``, else the shipped
-    ``pretrained/<name>`` (``name``: the puzzle's model file, ``rubik_policy_value.pt`` for the
-    2x2). Raises CheckpointError if none exists, or ``explicit`` is no regular file (a
-    directory, a FIFO, a loop of symbolic links: the message says which)."""
+    ``pretrained/<name>`` (``name``: the puzzle's or board's model file, ``rubik_policy_value.pt`` for
+    the 2x2). Raises CheckpointError if none exists, or ``explicit`` is no regular file (a
+    directory, a FIFO, a loop of symbolic links: the message says which). ``remedy``: what the
+    message advises when no file is found (default: the cube's, to train one or use a solver
+    without a network)."""
     if explicit:
         problem = not_a_file(explicit)
         if problem not in (None, "does not exist"):
@@ -345,12 +350,10 @@ def find_checkpoint(explicit: str | None = None, name: str = DEFAULT_CHECKPOINT)
     for candidate in (name, pretrained):
         if os.path.isfile(candidate):
             return short_path(candidate)
-    if name == DEFAULT_CHECKPOINT:
-        raise CheckpointError(
-            f"no model found: neither ./{DEFAULT_CHECKPOINT} nor {os.path.relpath(PRETRAINED_CHECKPOINT)} exists; "
-            "train one with 'python main.py' or pass --checkpoint PATH."
+    if remedy is None:
+        remedy = (
+            "train one with 'python main.py' or pass --checkpoint PATH"
+            if name == DEFAULT_CHECKPOINT
+            else "pass --checkpoint PATH (or use --solver bestfirst, which needs no network)"
         )
-    raise CheckpointError(
-        f"no model found: neither ./{name} nor {os.path.relpath(pretrained)} exists; pass --checkpoint PATH "
-        "(or use --solver bestfirst, which needs no network)."
-    )
+    raise CheckpointError(f"no model found: neither ./{name} nor {os.path.relpath(pretrained)} exists; {remedy}.")

@@ -46,7 +46,7 @@ from go import Go_Training
 from go.Go_Net import go_model_from_state
 from Policy_Value_Net import go_size_of, model_from_state
 from Rubik2x2Env import batch_scramble
-from run import Cli
+from run import Cli, Process_Signals
 from run.Run_IO import REPO
 from Self_Play import EpisodeResults, play_episodes
 
@@ -158,7 +158,10 @@ def run_task(weights: dict | None, kind: str, key: tuple[int, int, int], params:
         return TASKS[kind](model, worker_rng(*key), **params)
 
 
-def _init_local_worker() -> None:
+def _init_local_worker(driver_pid: int) -> None:
+    # A driver killed outright (kill -9) runs no clean-up: without this its workers would run on for ever,
+    # holding its stdout (a `| tee` after it would never end); the resource tracker ends with the last of them.
+    Process_Signals.die_with_parent(driver_pid)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the driver's: it saves and stops
     torch.set_num_threads(1)
 
@@ -234,7 +237,10 @@ class WorkerPool:
             from concurrent.futures import ProcessPoolExecutor
 
             self._executor = ProcessPoolExecutor(
-                self.workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init_local_worker
+                self.workers,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_init_local_worker,
+                initargs=(os.getpid(),),
             )
         futures = [self._executor.submit(run_task, weights, kind, (self.seed, iteration, w), p) for w, p in jobs]
         return [f.result() for f in futures]

@@ -1,13 +1,16 @@
-"""benchmark.py end to end on tiny settings: given checkpoints, and a short training budget."""
+"""benchmark.py end to end on tiny settings: given checkpoints, a short training budget, and a stop by a signal."""
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
 from conftest import REPO
+from proc_tree import alive, children, needs_proc, wait_for
 
 ROOT = str(REPO)
 TINY = [
@@ -112,3 +115,30 @@ def test_training_budget_stops_main_and_benchmarks_what_it_saved(tmp_path):
     assert "Stopped by SIGTERM" in (tmp_path / "out" / "scramble_train.log").read_text()
     rows = {r["solver"]: r for r in report["results"]}
     assert rows["beam_policy"]["skipped"] is None and rows["greedy"]["skipped"]
+
+
+@pytest.mark.slow
+@needs_proc
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL], ids=["TERM", "INT", "KILL"])
+def test_the_trainer_ends_with_benchmark_however_it_is_stopped(tmp_path, signum):
+    """Issue 47, item 3: benchmark.py signalled by pid (a supervisor's kill, not the terminal's Ctrl-C to the
+    whole group) or killed outright: its main.py ends too and writes nothing more into --out-dir."""
+    tiny_main = "scramble=--states-per-iter 64 --epochs 1 --batch-size 16 --episodes-per-iter 4 --max-episode-steps 4"
+    out = tmp_path / "out"
+    cmd = [sys.executable, os.path.join(ROOT, "benchmark.py"), "--out-dir", str(out), *TINY]
+    cmd += ["--trainers", "scramble", "--budget-minutes", "60", "--train-args", tiny_main]
+    bench = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    log = out / "scramble_train.log"
+    wait_for(lambda: log.is_file() and "Training on" in log.read_text(), timeout=300, what="the trainer to start")
+    (trainer,) = children(bench.pid)
+    bench.send_signal(signum)
+    err = bench.communicate(timeout=300)[1]
+    if signum == signal.SIGKILL:
+        wait_for(lambda: not alive(trainer), timeout=120, what="the trainer to end after its parent")
+    else:  # the trainer was stopped and waited for: gone when benchmark.py is
+        assert not alive(trainer)
+        assert (bench.returncode, err.strip().splitlines()[-1]) == (130, "interrupted"), err
+    assert "Stopped by SIGTERM" in log.read_text()  # it saved its last completed iteration, as after its budget
+    before = {p: p.stat().st_mtime_ns for p in out.rglob("*")}
+    time.sleep(2)
+    assert {p: p.stat().st_mtime_ns for p in out.rglob("*")} == before

@@ -30,6 +30,7 @@ from cube import Evaluation_Modes as EM
 from Policy_Value_Net import PolicyValueNet
 from Rubik2x2Env import SOLVED_STICKERS, apply_moves, batch_scramble, is_solved, parse_moves
 from run import Run_IO
+from run.Input_Echo import shown
 
 SCRAMBLE_KEYS = {
     "scramble_len",
@@ -570,4 +571,4 @@ def test_a_huge_bad_token_is_echoed_shortened(tmp_path):
     path.write_text("R " + "X" * 1_000_000 + "\n")
     with pytest.raises(EM.ScrambleFileError) as exc:
         EM.read_scramble_file(str(path))
-    assert f"line 1: unknown move '{'X' * 20}...'" in str(exc.value) and len(str(exc.value)) < 300
+    assert f"line 1: unknown move {shown('X' * 1_000_000)};" in str(exc.value) and len(str(exc.value)) < 300

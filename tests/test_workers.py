@@ -15,6 +15,7 @@ import torch
 import evaluate
 import main
 from conftest import REPO
+from proc_tree import alive, children, command_line, needs_proc, wait_for
 from run import Workers
 
 ROOT = str(REPO)
@@ -161,3 +162,24 @@ def test_go_ray_workers_give_the_numbers_of_one_process(tmp_path, local_ray):
         assert main.main([*argv, "--log-dir", str(tmp_path / f"{name}_logs"), *extra]) == 0
     one, ray = (torch.load(tmp_path / f"{n}.pt", weights_only=True) for n in ("one", "ray"))
     assert same_weights(one, ray)
+
+
+@pytest.mark.slow
+@needs_proc
+def test_killing_a_go_driver_ends_its_workers_and_frees_its_stdout(tmp_path):
+    """Issue 47, item 13: kill -9 of a Go training driver with --workers 2 (local processes): the workers and
+    multiprocessing's resource tracker end too, and the driver's stdout reaches its end (a `| tee` ends)."""
+    go = "--game go5 --games 2 --simulations 4 --train-steps 2 --batch-size 8 --filters 8 --blocks 1 --gate-games 0"
+    cmd = [sys.executable, os.path.join(ROOT, "main.py"), *go.split(), "--buffer-min-games", "2", "--workers", "2"]
+    cmd += ["--num-iters", "100000", "--checkpoint", str(tmp_path / "m.pt"), "--log-dir", str(tmp_path / "logs")]
+    driver = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+
+    def started() -> list[int] | None:
+        """The driver's children (the workers and the resource tracker) once both workers run."""
+        found = children(driver.pid)
+        return found if sum("spawn_main" in command_line(p) for p in found) == 2 else None
+
+    workers = wait_for(started, timeout=300, what="two workers")
+    driver.kill()
+    driver.communicate(timeout=120)  # returns at the end of stdout: when every process holding it has ended
+    wait_for(lambda: not any(map(alive, workers)), timeout=60, what="the workers and the resource tracker to end")
