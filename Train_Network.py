@@ -42,16 +42,14 @@ def alphazero_loss(
     ``value_loss="logit"`` (``main.py --value-loss logit``): ``value_pred`` is the value
     before its tanh (``PolicyValueNet.forward_logits``) and each sample's value error is
     ``((1 - z^2) (u - atanh z))^2``, the squared error in value units to first order around
-    the target. Unlike the MSE after the tanh it keeps its gradient when the tanh saturates:
-    measured, a few Adam steps from scratch pushed every value to 1.0, where the MSE's
-    gradient vanishes and training stalled for good.
+    the target. Unlike the MSE after the tanh it keeps its gradient when the tanh saturates
+    (what that cost, measured: docs/design_notes.md, "value losses").
 
     ``value_loss="bce"`` (``main.py --value-loss bce``): the value read as the probability
     ``(1 + v) / 2`` (``tanh u = 2 sigmoid(2u) - 1``), and the binary cross-entropy to ``(1 + z) / 2``
     minus that target's entropy (0 at the target): its gradient in ``u`` is exactly ``v - z``,
     so it neither vanishes where the tanh saturates (as the MSE's) nor where the target is near
-    +-1 (as ``logit``'s, which weighs an error by ``(1 - z^2)^2``: measured, with Gumbel self-play
-    from scratch a cube one move from solved still read 11 moves after 12 iterations). To second
+    +-1 (as ``logit``'s, which weighs an error by ``(1 - z^2)^2``: docs/design_notes.md, "value losses"). To second
     order it is ``(v - z)^2 / (2 (1 - z^2))``: near-solved targets weigh most.
 
     ``value_loss="distance"``: ``value_pred`` is a distance network's ``(B, K)`` logits

@@ -266,12 +266,8 @@ PUZZLES = {
         eval_max_len=26,  # every 3x3 position is within 26 quarter turns
         random_states=Rubik3x3Env.random_states,
         inverse_states=Rubik3x3Env.inverse_states,
-        # The configuration measured in docs/puzzles.md: the mixed beam of 4,000 from 8 views of every cube
-        # (the cube and its inverse under 4 symmetries, Solver_Views), the shortest solution kept, each beam
-        # finished exactly from the first state within 6 moves of solved (End_Table: never longer, 6 depths
-        # sooner); each view gets an eighth of the 16,000,000 states (~11 W states a depth: room for ~45
-        # depths) and of the minute; the network's products in bfloat16 where the CPU or GPU has it
-        # (Precision.py), float32 elsewhere: about 27 s a cube on a 2-core CPU without bfloat16.
+        # The mixed beam of 4,000 from 8 views, the end table of 6, 16,000,000 states and a minute: the
+        # configuration measured in docs/puzzles.md (why: docs/design_notes.md, "the 3x3's default solver").
         default_solver="beam",
         script_searches=False,
         default_solver_options=MappingProxyType(

@@ -105,10 +105,8 @@ class SolverOptions:
     beam_widen: bool = False
     # Beam: finish exactly from any state within this many moves of solved (End_Table; 0: off) (--ends)
     ends: int = 0
-    # Open nodes each cube expands per A* step (--astar-batch). DeepCubeA batches one cube's
-    # nodes to fill the GPU; here the lockstep driver fills the network batch with many cubes,
-    # so each expands only its best node: measured on 1,000 uniform positions with the shipped
-    # model, batch 1 generates 125 nodes per cube against 6,217 at batch 100, equally optimal.
+    # Open nodes each cube expands per A* step (--astar-batch): 1, since the lockstep driver fills the
+    # network batch with many cubes (measured: docs/design_notes.md, "--astar-batch")
     astar_batch: int = 1
     astar_lambda: float = 0.6  # weight of the path cost g in f = lambda * g + h (--astar-lambda)
     sims: int = 1000  # MCTS simulations per move (--sims)

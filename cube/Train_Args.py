@@ -16,7 +16,7 @@ from engine.Gumbel_MCTS import BOOTSTRAP_STEPS, SEARCH_VALUE_TARGETS, SEARCH_VAL
 from Optimal_Solver import MAX_DISTANCE
 from Policy_Value_Net import HIDDEN_SIZES
 from run import Cli, Workers
-from run.Cli import C_PUCT, EVAL_SIMULATIONS, MAX_MOVES, add_device_flag
+from run.Cli import C_PUCT, EVAL_SIMULATIONS, MAX_MOVES, Flag, add_device_flag
 from run.Recipes import RECIPES, recipe_text
 from Self_Play import VALUE_TARGETS
 from Train_Network import VALUE_LOSSES, VALUE_WEIGHT
@@ -26,20 +26,6 @@ SEARCHES = ("puct", "gumbel")  # --search
 LR_SCHEDULES = ("constant", "cosine", "cosine-time")
 #: What --targets the 3x3 trains with: those that read no 2x2-only machinery (MCTS, sweep tables).
 TARGETS_3X3 = ("diffusion", "scramble", "adi")
-
-
-class Flag:
-    """One row of the flag table: the flag's name, default and help text, and argparse's other
-    keywords (``type``, which also sets the bounds, e.g. ``Cli.int_in(0, 1000, "moves")``;
-    ``choices``, ``nargs``, ``metavar``, ``action``)."""
-
-    def __init__(self, name: str, default, help: str, **options):
-        self.name, self.default, self.help, self.options = name, default, help, options
-
-    def add_to(self, group) -> None:
-        # A list default is copied: a parsed value must never be the table's own list.
-        default = list(self.default) if isinstance(self.default, list) else self.default
-        group.add_argument(self.name, default=default, help=self.help, **self.options)
 
 
 #: Every flag, by --help group (None: the parser's own, before the groups), in --help's order. A
@@ -378,17 +364,19 @@ FLAG_GROUPS: dict[str | None, list] = {
 }
 
 
+#: Flags of experiments that no --recipe uses (their results: docs/experiments.md, docs/sweep_recipe.md):
+#: --help lists them last, under their own heading, rather than among the recipe's flags.
+EXPERIMENT_FLAGS = ("--depth-bound", "--double-estimate", "--canonical-orientation", "--sweep-plies")
+FLAG_GROUPS["experiments (no --recipe uses them; docs/experiments.md)"] = [
+    f for flags in FLAG_GROUPS.values() for f in flags if isinstance(f, Flag) and f.name in EXPERIMENT_FLAGS
+]
+for _title, _flags in list(FLAG_GROUPS.items())[:-1]:
+    _flags[:] = [f for f in _flags if not (isinstance(f, Flag) and f.name in EXPERIMENT_FLAGS)]
+
+
 def build_parser(description: str | None = None) -> Cli.ArgumentParser:
     """The parser of ``FLAG_GROUPS``, ``description`` (main.py's docstring) at the top of --help."""
-    parser = Cli.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
-    for title, flags in FLAG_GROUPS.items():
-        group = parser if title is None else parser.add_argument_group(title)
-        for entry in flags:
-            if isinstance(entry, Flag):
-                entry.add_to(group)
-            else:
-                entry(group)
-    return parser
+    return Cli.parser_from_groups(FLAG_GROUPS, description)
 
 
 def parse_args(argv=None, description: str | None = None) -> argparse.Namespace:

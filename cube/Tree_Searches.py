@@ -51,8 +51,8 @@ BEAM_RANKS = ("value", "policy", "mixed")
 #: mixed rank: children the policy proposes per beam place, among which the value picks.
 MIXED_PROPOSALS = 4
 F_DECIMALS = 6  # A* compares f = lambda * g + h to a millionth of a move
-#: a beam out of time plans for at least this many depths after the next (its value's count when more):
-#: on 12 3x3 cubes at a 25-s limit, 11 solved against 9 when planning for 1 (halving; none shorter)
+#: a beam out of time plans for at least this many depths after the next (its value's count when more;
+#: measured: docs/design_notes.md, "NARROW_DEPTHS")
 NARROW_DEPTHS = 3.0
 
 #: A per-cube search written as a generator: it yields the states it needs evaluated (one

@@ -19,6 +19,8 @@ GO_SIZES = {"go5": 5, "go7": 7, "go9": 9}
 MAX_BUDGET_MINUTES = 24 * 60.0
 #: GoRecipe fields that no flag sets: the board size is ``--game``'s.
 NOT_FLAGS = ("size",)
+#: GoRecipe fields of experiments that no --recipe uses: --help lists them last, under their own heading.
+EXPERIMENTS = ("sampled_epsilon",)
 
 _positive_int = Cli.int_in(1, 10**9)
 
@@ -32,56 +34,94 @@ def wants_go(argv=None) -> bool:
     return any(a == "--game" or a.startswith("--game=") for a in argv) or any(r in GO_RECIPES for r in recipes)
 
 
-def field_flag(parser: argparse.ArgumentParser, field: dataclasses.Field) -> None:
+#: The help of each GoRecipe field's flag (the field's own comment in Go_Training.py says why its default).
+FIELD_HELP = {
+    "komi": "komi (default: Go_Board's for the size: 24.5 on 5x5, 8.5 on 7x7, 7 on 9x9)",
+    "max_moves": "moves a self-play game may last (default: 2 N^2)",
+    "history": "board positions the network sees (the current one and the ones before)",
+    "filters": "the network's convolution filters",
+    "blocks": "the network's residual blocks",
+    "simulations": "PUCT simulations per self-play move",
+    "c_puct": "PUCT exploration constant of self-play",
+    "dirichlet_alpha": "the root noise's Dirichlet alpha",
+    "noise_fraction": "the root noise's share of the priors",
+    "opening_moves": "moves drawn from the visit counts before greedy play (default: 15%% of 0.6 N^2)",
+    "games": "self-play games an iteration, played in lockstep",
+    "buffer_fraction": "the replay buffer keeps this share of all games played ...",
+    "buffer_min_games": "... and at least this many games",
+    "train_steps": "SGD steps an iteration",
+    "batch_size": "samples per SGD step",
+    "lr": "SGD learning rate (divided by 10 at each of --lr-milestones)",
+    "lr_milestones": "SGD steps (counted from the start) at which the learning rate drops by 10",
+    "momentum": "SGD momentum",
+    "augment": "train each sample under one of the board's 8 symmetries drawn at random",
+    "sampled_side": "share of PUCT self-play games in which one colour draws every move from its visit counts",
+    "sampled_temperature": "the sampled colour's temperature",
+    "sampled_epsilon": "the sampled colour's chance of a uniformly random legal move other than pass",
+    "sampled_simulations": "the sampled colour's simulations (0: --simulations)",
+    "sampled_c_puct": "the sampled colour's c_puct (0: --c-puct)",
+    "hopeless": "a sample valued below -H for its player to move trains the value only (0: off)",
+    "search": "self-play's search: 'puct' (the seed's) or 'gumbel' (Gumbel AlphaZero, Gumbel_MCTS.py)",
+    "gate_games": "the seed's arena after each iteration: games against the network before training (0: none)",
+    "gate_threshold": "the trained network is kept if it scores more than this share in the arena",
+}
+
+
+def field_flag(field: dataclasses.Field) -> Cli.Flag:
     """The flag of one GoRecipe field, typed by its default."""
-    flag, default = "--" + field.name.replace("_", "-"), field.default
-    help_text = "a GoRecipe setting (Go_Training.py)"
+    flag, default, help_text = "--" + field.name.replace("_", "-"), field.default, FIELD_HELP[field.name]
     if field.name == "search":
-        help_text = "self-play's search: 'puct' (the seed's) or 'gumbel' (Gumbel AlphaZero, Gumbel_MCTS.py)"
-        parser.add_argument(flag, choices=SEARCHES, default=default, help=help_text)
-    elif isinstance(default, bool):
-        parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default, help=help_text)
-    elif isinstance(default, tuple):
-        parser.add_argument(flag, type=_positive_int, nargs="*", default=list(default), help=help_text)
-    elif isinstance(default, float) or field.name == "komi":
-        parser.add_argument(flag, type=Cli.nonnegative_float, default=default, help=help_text)
-    else:
-        # A game of no move is no game (the board refuses it): --max-moves starts at 1.
-        lowest = 1 if field.name == "max_moves" else 0
-        parser.add_argument(flag, type=Cli.int_in(lowest, 10**6), default=default, help=help_text)
+        return Cli.Flag(flag, default, help_text, choices=SEARCHES)
+    if isinstance(default, bool):
+        return Cli.Flag(flag, default, help_text, action=argparse.BooleanOptionalAction)
+    if isinstance(default, tuple):
+        return Cli.Flag(flag, list(default), help_text, type=_positive_int, nargs="*")
+    if isinstance(default, float) or field.name == "komi":
+        return Cli.Flag(flag, default, help_text, type=Cli.nonnegative_float)
+    # A game of no move is no game (the board refuses it): --max-moves starts at 1.
+    return Cli.Flag(flag, default, help_text, type=Cli.int_in(1 if field.name == "max_moves" else 0, 10**6))
+
+
+#: Every flag of ``main.py --game goN``, by --help group (as Train_Args.FLAG_GROUPS for the cube).
+FLAG_GROUPS: dict[str | None, list] = {
+    None: [
+        Cli.Flag("--game", None, "the Go board to train (default: the --recipe's board)", choices=sorted(GO_SIZES)),
+        Cli.Flag(
+            "--recipe",
+            None,
+            "a preset: "
+            + "; ".join(f"{n}: {recipe_text(n, GO_RECIPES) or 'GoRecipe defaults'}" for n in GO_RECIPES),
+            choices=sorted(GO_RECIPES),
+        ),
+    ],
+    "run": [
+        Cli.Flag("--num-iters", 1_000_000, "iterations at most", type=_positive_int),
+        Cli.Flag(
+            "--time-budget",
+            0.0,
+            "minutes of training in all, every session of the run together (0: no limit)",
+            type=Cli.nonnegative_float,
+        ),
+        Cli.Flag("--seed", 0, "seed of every random choice", type=Cli.seed),
+        # Checked with the cube's (Run_Files.check_output_paths), before any work: one sentence for both.
+        Cli.Flag("--checkpoint", None, "model file (default: goN_policy_value.pt)"),
+        Cli.Flag("--log-dir", None, "metrics, chart, TensorBoard (training_logs_goN)"),
+        Cli.Flag("--snapshot-every", 25, "keep a copy of the model every K iterations", type=Cli.int_in(0, 10**6)),
+        Cli.Flag("--fresh", False, "start over even if a training state exists", action="store_true"),
+        Cli.add_device_flag,
+        Workers.add_arguments,  # self-play split over workers: the same numbers for any --workers
+    ],
+    "recipe (defaults = the seed's, Go_Training.GoRecipe)": [
+        field_flag(f) for f in dataclasses.fields(GoRecipe) if f.name not in (*NOT_FLAGS, *EXPERIMENTS)
+    ],
+    "experiments (no --recipe uses them; docs/go.md)": [
+        field_flag(f) for f in dataclasses.fields(GoRecipe) if f.name in EXPERIMENTS
+    ],
+}
 
 
 def build_parser(description: str | None = None) -> Cli.ArgumentParser:
-    parser = Cli.ArgumentParser(prog="main.py", description=description, formatter_class=Cli.HelpFormatter)
-    parser.add_argument(
-        "--game", choices=sorted(GO_SIZES), help="the Go board to train (default: the --recipe's board)"
-    )
-    parser.add_argument(
-        "--recipe",
-        choices=sorted(GO_RECIPES),
-        help="a preset: " + "; ".join(f"{n}: {recipe_text(n, GO_RECIPES) or 'GoRecipe defaults'}" for n in GO_RECIPES),
-    )
-    parser.add_argument("--num-iters", type=_positive_int, default=1_000_000, help="iterations at most")
-    parser.add_argument(
-        "--time-budget",
-        type=Cli.nonnegative_float,
-        default=0.0,
-        help="minutes of training in all, every session of the run together (0: no limit)",
-    )
-    parser.add_argument("--seed", type=Cli.seed, default=0, help="seed of every random choice")
-    # Checked with the cube's (Run_Files.check_output_paths), before any work: one sentence for both.
-    parser.add_argument("--checkpoint", help="model file (default: goN_policy_value.pt)")
-    parser.add_argument("--log-dir", help="metrics, chart, TensorBoard (training_logs_goN)")
-    parser.add_argument(
-        "--snapshot-every", type=Cli.int_in(0, 10**6), default=25, help="keep a copy of the model every K iterations"
-    )
-    parser.add_argument("--fresh", action="store_true", help="start over even if a training state exists")
-    for field in dataclasses.fields(GoRecipe):
-        if field.name not in NOT_FLAGS:
-            field_flag(parser, field)
-    Cli.add_device_flag(parser)
-    Workers.add_arguments(parser)  # self-play split over workers: the same numbers for any --workers
-    return parser
+    return Cli.parser_from_groups(FLAG_GROUPS, description, prog="main.py")
 
 
 def parse_args(argv=None, description: str | None = None) -> argparse.Namespace:

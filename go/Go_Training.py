@@ -82,14 +82,12 @@ class GoRecipe:
     sampled_temperature: float = 1.0
     sampled_epsilon: float = 0.0
     # The sampled colour's own search (0: ``simulations``, ``c_puct``): a weaker one errs the way a weak
-    # player does (the first 2-hour run's self-play, whose White learned to beat GNU Go's Black); with
-    # ``sampled_temperature`` 0 it plays its most visited move, as the other colour does
+    # player does (docs/design_notes.md, "the sampled colour's search"); with ``sampled_temperature`` 0 it
+    # plays its most visited move, as the other colour does
     sampled_simulations: int = 0
     sampled_c_puct: float = 0.0
     # Above 0: a training sample whose value the network puts below -hopeless for its player to move trains
-    # the value only, not the policy (as KataGo's soft resignation lowers the weight of decided positions):
-    # once self-play's Black wins nearly every game, White's visit counts follow its priors over moves that
-    # are all lost, and would overwrite what White learned while its search could still tell them apart
+    # the value only, not the policy (as KataGo's soft resignation; why: docs/design_notes.md, "hopeless")
     hopeless: float = 0.0
     search: str = "puct"  # self-play's search: SEARCHES
     gate_games: int = 30  # the seed's arena after each iteration's training (0: none; ``gate``)

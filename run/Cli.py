@@ -113,6 +113,35 @@ def device_name(text: str) -> str:
     return text
 
 
+class Flag:
+    """One row of a script's flag table: the flag's name, default and help text, and argparse's other
+    keywords (``type``, which also sets the bounds, e.g. ``int_in(0, 1000, "moves")``; ``choices``,
+    ``nargs``, ``metavar``, ``action``). main.py's cube flags (Train_Args.py) and Go flags (Go_Args.py) are
+    both tables of these, read by ``parser_from_groups``."""
+
+    def __init__(self, name: str, default, help: str, **options):
+        self.name, self.default, self.help, self.options = name, default, help, options
+
+    def add_to(self, group) -> None:
+        # A list default is copied: a parsed value must never be the table's own list.
+        default = list(self.default) if isinstance(self.default, list) else self.default
+        group.add_argument(self.name, default=default, help=self.help, **self.options)
+
+
+def parser_from_groups(groups: dict, description: str | None = None, prog: str | None = None) -> ArgumentParser:
+    """The parser of a flag table: ``{--help group title (None: the parser's own): [Flag, or a function
+    that adds flags other scripts share, e.g. add_device_flag]}``, in --help's order."""
+    parser = ArgumentParser(prog=prog, description=description, formatter_class=HelpFormatter)
+    for title, flags in groups.items():
+        group = parser if title is None else parser.add_argument_group(title)
+        for entry in flags:
+            if isinstance(entry, Flag):
+                entry.add_to(group)
+            else:
+                entry(group)
+    return parser
+
+
 def add_device_flag(group) -> None:
     """The ``--device`` flag every script that runs the network has."""
     group.add_argument("--device", type=device_name, default="auto", help=f"where the network runs: {DEVICE_CHOICES}")

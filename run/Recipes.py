@@ -26,14 +26,8 @@ _SWEEP = dict(
 #: Named presets (``--recipe``): flag values, as argparse destinations, that work together.
 RECIPES = {
     "sweep": _SWEEP,
-    # The sweep with a distance-classifying value head (--value-loss distance): a class is
-    # right or wrong, and the Bellman backup of right classes is exact, where the scalar
-    # sweep's values compressed beyond 7 moves (docs/sweep_recipe.md).
-    # Its value weight is 2, not 6: with less of the body given to the value (exact anyway by
-    # iteration ~50), the policy fits the closer moves at distances 9-11 (92-94% of its mass
-    # against 79-91% at weight 6), which is what MCTS follows. 85 iterations, not 70: the policy
-    # keeps sharpening where 10 of 12 moves are closer (distance 12); after 70, one class of 48
-    # positions there still had its prior on a further move and MCTS at 200 simulations cycled.
+    # The sweep with a distance-classifying value head, value weight 2, 85 iterations: why each,
+    # docs/design_notes.md ("--recipe exact").
     "exact": dict(
         _SWEEP,
         value_loss="distance",
@@ -103,18 +97,8 @@ RECIPES = {
 GO_RECIPES = {
     # The seed's settings (SPEC section 10): GoRecipe's defaults.
     "minizero": dict(game="go5", time_budget=120.0),
-    # The best of the measured 12-minute runs (docs/go.md): 32 games an iteration in lockstep (3x the
-    # seed's games per hour), a buffer of at least 128 games, the 8 board symmetries as augmentation.
-    # Self-play searches 64 simulations at c_puct 1.0, not the seed's 30 at 0.3: the first 2-hour run's
-    # weak self-play never punished Black openings beside the centre, and its final network forgot the
-    # centre (docs/go.md). With that alone Black won every self-play game, and White, every position lost,
-    # lost every game to GNU Go; so in half the games one colour, drawn at random, searches as the seed does
-    # (30 simulations at c_puct 0.3, its most visited move after the opening): an opponent that errs the way
-    # a weak player does, against which the other learns what wins. Once Black wins nearly every self-play
-    # game anyway, a sample the network values below -0.6 for its player to move trains the value only
-    # (``hopeless``), so White's policy is not overwritten by visit counts over moves that all lose
-    # (docs/go.md, "Results: the shipped model"). The learning-rate drops sit at ~60% and ~85% of the
-    # ~18,000 steps two hours give at that speed on one thread.
+    # 32 lockstep games, 64 simulations at c_puct 1.0, a fallible side searching as the seed does, hopeless
+    # positions training the value only: why each, docs/design_notes.md ("--recipe go5").
     "go5": dict(
         game="go5",
         games=32,
