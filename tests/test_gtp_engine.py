@@ -69,7 +69,7 @@ def test_a_session_of_every_command(go5_checkpoint):
     assert result.returncode == 0, result.stderr
     out = replies(result.stdout)
     assert out[:5] == ["=1 2", "= rubik-alphazero-go", "= 1.0", "= true", "= false"]
-    assert out[5].startswith("= protocol_version\nname") and out[5].endswith("quit")
+    assert out[5].startswith("= protocol_version\nname") and "\nquit\n" in out[5] and out[5].endswith("genmove_analyze")
     assert out[6:10] == ["=", "=", "=", "="]
     assert out[10] == "? illegal move" and out[11].startswith("? syntax error") and out[12].startswith("? syntax")
     assert out[13] == "? unknown command"
