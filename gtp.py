@@ -20,7 +20,7 @@ checked after every simulation; ``--sims`` given then still caps them. Commands:
   lz-genmove_analyze, kata-genmove_analyze, genmove_analyze COLOUR [INTERVAL]: genmove with those lines,
       ending ``play MOVE``
 
-``final_status_list``: the agent plays the position out, both colours, 50 simulations a move, until two
+``final_status_list``: the agent plays the position out, both colours, 16 simulations a move, until two
 passes (at most twice the board's points in moves); a chain whose stones all still stand is alive (in seki
 when it then touches an empty point that neither colour owns by area), else dead. ``--resign-threshold V``
 (off by default; self-play never resigns): ``genmove`` answers ``resign`` once the value of the agent's
@@ -85,9 +85,10 @@ DEFAULT_SYMMETRIC = True
 #: Resignation (``--resign-threshold``): the chosen move's value below the threshold this many of the
 #: agent's moves in a row (KataGo's resignConsecTurns), so that one gloomy search does not end a game.
 RESIGN_MOVES = 3
-#: ``final_status_list``'s playout: simulations a move (a quarter of the 5x5 default: it runs a whole game
-#: out, both colours), and at most this many times the board's points in moves.
-STATUS_SIMULATIONS = 50
+#: ``final_status_list``'s playout: simulations a move (it plays a whole game out, both colours: at 16 the
+#: dead stones of the positions measured in docs/go.md were those at 50, in a quarter of the time), and at
+#: most this many times the board's points in moves.
+STATUS_SIMULATIONS = 16
 STATUS_PLAYOUT_POINTS = 2
 #: The network's cached evaluations are forgotten beyond this many positions (an analysis session would
 #: otherwise keep every position it ever searched; about 100 MB on 5x5).

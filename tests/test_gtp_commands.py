@@ -199,8 +199,22 @@ def test_a_timed_move_searches_until_its_time_and_no_longer(commands, per_move, 
     assert ask(engine, "genmove b")[:2] == "= "
     spent = time.monotonic() - start
     assert spent <= most + 0.15, spent
-    assert spent >= most - gtp.REPLY_SECONDS - 0.15, spent  # it used its time: more than --sims' 16 here
-    assert engine.last_tree.root_stats()[0, 0].sum() > 16
+    assert spent >= most - gtp.REPLY_SECONDS - 0.15, spent  # it used its time
+
+
+def test_a_timed_search_is_capped_by_memory_or_by_sims_given_and_an_untimed_one_by_sims(monkeypatch):
+    asked = []
+    for flags, per_move, expected in (
+        (("--sims", "16"), None, None),  # no clock: the agent's own --sims
+        (("--sims", "16"), 0.5, 16),  # --sims given caps a timed search
+        ((), 0.5, "memory"),  # default --sims: as many as the tree's memory allows
+    ):
+        args = gtp.parse_args(list(flags))
+        engine = make_engine(flags=flags, seconds_per_move=per_move, max_simulations=args.max_simulations)
+        monkeypatch.setattr(engine.agent, "think", lambda *a, simulations=None, **kw: asked.append(simulations))
+        engine.search(BLACK)
+        limit = GTP_Analysis.node_limit(engine.game, engine._ready_for(BLACK), 100_000) - 1
+        assert asked[-1] == (limit if expected == "memory" else expected) and limit > 7000
 
 
 def test_time_commands_refuse_bad_arguments_in_one_line():
