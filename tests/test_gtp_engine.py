@@ -101,6 +101,10 @@ def test_bad_flags_and_model_files_are_one_sentence_and_status_2(go5_checkpoint,
         (["--komi", "٢٤"], "--komi: must be a number"),
         (["--c-puct", "1e308"], "--c-puct: must be at most 1e+06"),
         (["--device", "tpu"], "--device"),
+        (["--seconds-per-move", "0"], "--seconds-per-move: must be positive"),
+        (["--seconds-per-move", "1e9"], "--seconds-per-move: must be at most 86400"),
+        (["--resign-threshold", "2"], "--resign-threshold: must be a value between -1 and 1"),
+        (["--resign-threshold", "nan"], "--resign-threshold"),
     ):
         result = run_gtp(args)
         assert result.returncode == 2 and words in result.stderr
@@ -110,6 +114,15 @@ def test_bad_flags_and_model_files_are_one_sentence_and_status_2(go5_checkpoint,
 def test_help_names_the_commands():
     result = run_gtp(["--help"])
     assert result.returncode == 0 and "final_score" in result.stdout and "--sims" in result.stdout
+    for words in (
+        "kata-analyze",
+        "time_settings",
+        "final_status_list",
+        "loadsgf",
+        "--seconds-per-move",
+        "--resign-threshold",
+    ):
+        assert words in result.stdout
 
 
 def test_the_agents_simulations_default_by_board_and_yield_to_the_flag():
