@@ -181,6 +181,7 @@ class Engine:
 
     def set_komi(self, komi: float) -> None:
         self.game = go_play_game(self.model.size, komi=komi, history=self.model.history)
+        self._status = None  # the playout's values read the komi at the end
 
     def _ready_for(self, colour: int, state: dict | None = None) -> dict:
         """``state`` (default: the current one) with ``colour`` to move (a copy), passes forgotten after a
@@ -291,7 +292,7 @@ class Engine:
         return mask
 
     # -- handicap -----------------------------------------------------------------------------------------
-    def _check_empty(self) -> None:
+    def require_empty(self) -> None:
         if len(self.history) > 1 or self.state["board"].any():
             raise GTPFailure("board not empty")
 
@@ -463,7 +464,7 @@ def handle(engine: Engine, name: str, args: list[str], arrived: float | None = N
             return engine.game.to_text(engine.state)
         if name == "fixed_handicap":
             stones = _handicap_count(args)
-            engine._check_empty()
+            engine.require_empty()
             try:
                 points = fixed_handicap_points(stones, size)
             except ValueError as error:
@@ -472,13 +473,13 @@ def handle(engine: Engine, name: str, args: list[str], arrived: float | None = N
             return " ".join(format_vertex(p, size) for p in points)
         if name == "place_free_handicap":
             stones = _handicap_count(args)
-            engine._check_empty()
+            engine.require_empty()
             if not 2 <= stones < engine.points:
                 raise GTPFailure("invalid number of stones")
             return " ".join(format_vertex(p, size) for p in engine.place_free_handicap(stones))
         if name == "set_free_handicap":
             points = [parse_vertex(word, size) for word in args]
-            engine._check_empty()
+            engine.require_empty()
             if not 2 <= len(points) < engine.points or len(set(points)) < len(points) or engine.points in points:
                 raise GTPFailure("bad vertex list: 2 or more distinct points, fewer than the board's, no pass")
             engine.place_handicap(points)

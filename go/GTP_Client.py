@@ -51,12 +51,15 @@ def gnugo_command(level: int = 10, path: str = GNUGO_PATH) -> list[str]:
 
 
 # --------------------------------------------------------------------------- helpers shared with engines
+#: The control characters a command line loses (all but tab and newline): a translation table, so that a
+#: line of megabytes is cleaned at C speed.
+_CONTROL = dict.fromkeys([*range(9), *range(11, 32), 127])
+
+
 def clean_line(line: str) -> str:
     """A command line as GTP 2 prescribes before parsing: the comment after ``#`` removed, control
     characters other than tab and newline dropped, tabs made spaces, outer spaces stripped."""
-    line = line.split("#", 1)[0]
-    line = "".join(ch for ch in line if ch in "\t\n" or ord(ch) >= 32 and ord(ch) != 127)
-    return line.replace("\t", " ").strip()
+    return line.split("#", 1)[0].translate(_CONTROL).replace("\t", " ").strip()
 
 
 def is_ascii_digits(text: str) -> bool:
