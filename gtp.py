@@ -159,6 +159,10 @@ class Engine:
         self.clock = Clock()
         self.last_tree = None  # the search tree of the last genmove (genmove_analyze's final line)
         self.clear_board()
+        # A first search before the first command: torch's first calls are slow (tenths of a second), and a
+        # first move under a 1-second clock must not pay for them. It only fills the network's cache with the
+        # empty board's evaluations, which the game's first search would compute the same.
+        self.search(BLACK, timed=False, stop=lambda: True)
 
     @property
     def state(self) -> dict:

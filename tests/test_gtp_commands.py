@@ -198,7 +198,7 @@ def test_a_timed_move_searches_until_its_time_and_no_longer(commands, per_move, 
     start = time.monotonic()
     assert ask(engine, "genmove b")[:2] == "= "
     spent = time.monotonic() - start
-    assert spent <= most + 0.15, spent
+    assert spent <= most + 0.25, spent  # a simulation past the deadline on a busy machine, the reply
     assert spent >= most - gtp.REPLY_SECONDS - 0.15, spent  # it used its time
 
 
