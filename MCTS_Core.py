@@ -66,6 +66,12 @@ class NetworkEvaluator:
     def clear(self) -> None:
         self._index.clear()
 
+    def trim(self, max_states: int) -> None:
+        """Forget every cached state once the cache holds more than ``max_states``: a player that searches
+        on for hours (``gtp.py``'s analysis) would otherwise keep every position it ever evaluated."""
+        if len(self._index) > max_states:
+            self.clear()
+
     @torch.inference_mode()
     def forward(self, inputs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Network outputs ``(priors (n, A), values (n,))`` for ``n`` evaluator inputs, no cache."""
@@ -159,19 +165,29 @@ class MCTS:
         face counts that produced them, default none, which the mask of the root's children
         depends on). ``root_action_masks``: legal root actions (default: the game's mask).
         """
+        tree = self.start(roots, root_action_masks, *history)
+        if tree.batch:
+            for _ in range(self.num_simulations - 1):
+                self.simulate(tree)
+        return tree
+
+    def start(self, roots, root_action_masks: np.ndarray | None = None, *history, max_nodes: int | None = None):
+        """Trees of room for ``max_nodes`` nodes each (default: ``num_simulations + 1``) after simulation 1
+        (the roots expanded): ``search`` without its loop, for a caller that simulates on (``simulate``)
+        until a clock or its input says stop (``gtp.py``'s timed moves and analysis)."""
         state = roots if isinstance(roots, dict) else self.game.new_states(roots, *history)
         batch = len(self.game.eval_input(state))
         masks = self.game.legal_mask(state) if root_action_masks is None else np.asarray(root_action_masks, bool)
-        tree = SearchTree(
-            self.game, state, self.num_simulations + 1, self._priors_to_rows, 1, leaf_quirk=self.game.leaf_quirk
-        )
-        if batch == 0:
-            return tree
-        # Simulation 1: the roots are the leaves; their own values are not used by selection.
-        tree.expand(tree.tree_base, masks.reshape(batch, self.num_actions), self.evaluator)
-        for _ in range(self.num_simulations - 1):
-            tree.simulate(self._select, self.evaluator)
+        nodes = self.num_simulations + 1 if max_nodes is None else max_nodes
+        tree = SearchTree(self.game, state, nodes, self._priors_to_rows, 1, leaf_quirk=self.game.leaf_quirk)
+        if batch:
+            # Simulation 1: the roots are the leaves; their own values are not used by selection.
+            tree.expand(tree.tree_base, masks.reshape(batch, self.num_actions), self.evaluator)
         return tree
+
+    def simulate(self, tree: SearchTree) -> None:
+        """One more simulation in every tree of ``start`` (the caller keeps within its ``max_nodes``)."""
+        tree.simulate(self._select, self.evaluator)
 
     def _priors_to_rows(self, priors: np.ndarray, legal: np.ndarray) -> np.ndarray:
         """``[k, 1, A]`` c_puct * prior, -inf where illegal (same float64 product as the reference's)."""

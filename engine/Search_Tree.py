@@ -86,6 +86,19 @@ class SearchTree:
         self.terminal_value = np.zeros(size, dtype=np.float64)  # [B*M] value of terminal nodes
         self.num_nodes = np.ones(batch, dtype=np.intp)  # [B] nodes allocated per tree
 
+    @staticmethod
+    def node_bytes(game, root_state: dict[str, np.ndarray], max_nodes: int, prior_rows: int) -> int:
+        """The bytes one node takes in a tree of ``max_nodes`` nodes over ``root_state`` (one state): the
+        arrays of ``__init__``, for a caller that sizes a tree to its memory (``gtp.py``'s long searches).
+        In Go each node keeps the game's whole hash history, at least ``max_nodes`` wide: a tree's memory
+        grows with the square of its nodes."""
+        with_room = getattr(game, "with_room", None)
+        if with_room is not None:
+            root_state = with_room(root_state, max_nodes)
+        state = sum(value[0].nbytes for value in root_state.values())
+        edges = game.num_actions * ((2 + prior_rows) * 8 + np.dtype(np.intp).itemsize + 2 * 8)
+        return state + edges + 8 + 8 + 1  # raw and terminal values, expanded flag
+
     def __getattr__(self, name: str) -> np.ndarray:
         """The state's arrays read as attributes (``tree.last_action`` of a cube tree)."""
         state = self.__dict__.get("state", {})

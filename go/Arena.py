@@ -26,7 +26,7 @@ import numpy as np
 import torch
 
 from Action_MCTS import pick_actions_batch
-from engine.Search_Tree import N_ROW, W_ROW
+from engine.Search_Tree import N_ROW, W_ROW, SearchTree
 from go.Go_Board import BLACK, WHITE
 from go.Go_Game import GoGame, go_game
 from go.GTP_Client import GTPClient, GTPError
@@ -34,6 +34,9 @@ from MCTS_Core import MCTS, NetworkEvaluator
 from run.Run_IO import atomic_write
 
 WILSON_Z = 1.96  # a 95% interval
+#: A search cut short by a clock or by input still runs this many simulations: the root's expansion and one
+#: visit, so that the most visited move is the network's favourite rather than the first legal point.
+MIN_SIMULATIONS = 2
 COLOURS = ("alternate", "black", "white")
 
 
@@ -145,7 +148,36 @@ class SearchPlayer:
 
     def genmove(self, state: dict) -> int | None:
         mask = self.search.game.legal_mask(state)
-        stats = self.search.search(state, mask).root_stats()[0]
+        return self.choose(state, self.think(state, mask).root_stats()[0], mask)
+
+    def think(self, state: dict, mask=None, simulations=None, deadline=None, stop=None, tick=None) -> SearchTree:
+        """The search of ``genmove`` over the moves of ``mask`` (default: the legal ones), as a tree:
+        ``simulations`` (default: the search's ``num_simulations``) or fewer, once ``time.monotonic()``
+        reaches ``deadline`` or ``stop()`` says so (both checked after every simulation, from the
+        ``MIN_SIMULATIONS``-th on, so that some move has a visit); ``tick(tree)`` after every simulation.
+        ``gtp.py`` searches so under a clock and for its analysis."""
+        mask = self.search.game.legal_mask(state) if mask is None else mask
+        total = self.search.num_simulations if simulations is None else simulations
+        tree = self.search.start(state, mask, max_nodes=total + 1)
+        for done in range(1, total):
+            if done >= MIN_SIMULATIONS and (
+                (deadline is not None and time.monotonic() >= deadline) or (stop is not None and stop())
+            ):
+                break
+            self.search.simulate(tree)
+            if tick is not None:
+                tick(tree)
+        return tree
+
+    def score_leads(self, tree: SearchTree) -> np.ndarray | None:
+        """``(A,)`` the expected final margin in points, for the player to move at ``tree``'s root, after each
+        root move, where the agent can estimate scores (``gtp.py``'s ``kata-analyze`` shows them as
+        ``scoreLead``); None here: the networks have no score head, and a value of winning is no score."""
+        return None
+
+    def choose(self, state: dict, stats: np.ndarray, mask: np.ndarray) -> int | None:
+        """The move of ``genmove`` from the root statistics ``stats`` (``(2 + rows, A)``) of ``think``, and
+        its mean return in ``last_value``; None to resign (``resign_below``)."""
         mode = "sample" if state["move_count"][0] < self.sample_moves else "greedy"
         action = int(pick_actions_batch(stats[None, N_ROW], mode, 1.0, self.rng, mask)[0])
         self.last_value = float(stats[W_ROW, action] / max(stats[N_ROW, action], 1.0))
@@ -298,11 +330,22 @@ class GameRecord:
     score: float | None = None  # Black's area minus White's minus komi (None: resigned or not played)
     resigned: int = 0  # the colour that resigned, 0 if none
     not_played: str | None = None  # why the game does not count
+    # A game set up before its first move (GTP's handicap commands, loadsgf) whose moves need not alternate
+    # (GTP's play takes either colour): ``colours`` holds each move's colour (None: Black first, then
+    # alternating, as in every match), ``setup`` the stones placed before it by colour (``handicap`` of them
+    # Black's handicap), ``to_play`` who moves first after it.
+    colours: list[int] | None = None
+    setup: dict[int, list[int]] = field(default_factory=dict)
+    handicap: int = 0
+    to_play: int = BLACK
 
     def result_text(self) -> str:
-        """The SGF ``RE`` value: ``B+3.5``, ``W+R``, ``0`` (a draw) or ``Void``."""
+        """The SGF ``RE`` value: ``B+3.5``, ``W+R``, ``0`` (a draw) or ``Void``; empty for a game not over
+        (no score, no resignation: ``gtp.py``'s ``printsgf`` in mid-game)."""
         if self.not_played is not None:
             return "Void"
+        if self.score is None and not self.resigned:
+            return ""
         if self.winner == 0:
             return "0"
         side = "B" if self.winner == BLACK else "W"
@@ -343,18 +386,31 @@ def sgf_escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("]", "\\]")
 
 
+def sgf_point(action: int, size: int) -> str:
+    """An action as an SGF point: column letter then row letter from the top (``aa`` is A19 on 19x19); the
+    pass is empty."""
+    letters = "abcdefghijklmnopqrs"
+    return "" if action == size * size else letters[action % size] + letters[action // size]
+
+
 def sgf_text(game: GoGame, record: GameRecord) -> str:
-    """The game as an SGF file (FF[4]): board size, komi, players, result, moves (a pass as ``[]``)."""
+    """The game as an SGF file (FF[4]) on one line: board size, komi, players and result where known,
+    set-up stones, moves (a pass as ``[]``)."""
     n = game.size
     head = f"(;GM[1]FF[4]CA[UTF-8]AP[rubik-go:1]RU[Chinese]SZ[{n}]KM[{game.komi:g}]"
-    head += f"PB[{sgf_escape(record.black)}]PW[{sgf_escape(record.white)}]RE[{record.result_text()}]"
+    for key, name in (("PB", record.black), ("PW", record.white)):
+        head += f"{key}[{sgf_escape(name)}]" if name else ""
+    result = record.result_text()
+    head += f"RE[{result}]" if result else ""
     if record.not_played is not None:
         head += f"C[not played: {sgf_escape(record.not_played)}]"
-    moves, colour = [], "B"
-    for action in record.moves:
-        point = "" if action == n * n else "abcdefghijklmnopqrs"[action % n] + "abcdefghijklmnopqrs"[action // n]
-        moves.append(f";{colour}[{point}]")
-        colour = "W" if colour == "B" else "B"
+    head += f"HA[{record.handicap}]" if record.handicap else ""
+    for key, colour in (("AB", BLACK), ("AW", WHITE)):
+        points = record.setup.get(colour, [])
+        head += key + "".join(f"[{sgf_point(p, n)}]" for p in points) if points else ""
+    head += "PL[W]" if record.setup and record.to_play == WHITE else ""
+    colours = record.colours or [BLACK if i % 2 == 0 else WHITE for i in range(len(record.moves))]
+    moves = [f";{'B' if c == BLACK else 'W'}[{sgf_point(a, n)}]" for a, c in zip(record.moves, colours)]
     return head + "".join(moves) + ")\n"
 
 

@@ -22,6 +22,7 @@ import time
 import numpy as np
 
 from go.Go_Board import BLACK, WHITE, format_vertex, parse_vertex
+from run.Input_Echo import shown
 
 GNUGO_PATH = "/usr/games/gnugo"
 #: How GNU Go is installed where it is missing (Debian and Ubuntu).
@@ -50,12 +51,15 @@ def gnugo_command(level: int = 10, path: str = GNUGO_PATH) -> list[str]:
 
 
 # --------------------------------------------------------------------------- helpers shared with engines
+#: The control characters a command line loses (all but tab and newline): a translation table, so that a
+#: line of megabytes is cleaned at C speed.
+_CONTROL = dict.fromkeys([*range(9), *range(11, 32), 127])
+
+
 def clean_line(line: str) -> str:
     """A command line as GTP 2 prescribes before parsing: the comment after ``#`` removed, control
     characters other than tab and newline dropped, tabs made spaces, outer spaces stripped."""
-    line = line.split("#", 1)[0]
-    line = "".join(ch for ch in line if ch in "\t\n" or ord(ch) >= 32 and ord(ch) != 127)
-    return line.replace("\t", " ").strip()
+    return line.split("#", 1)[0].translate(_CONTROL).replace("\t", " ").strip()
 
 
 def is_ascii_digits(text: str) -> bool:
@@ -92,7 +96,7 @@ def parse_color(text: str) -> int:
         return BLACK
     if word in ("w", "white"):
         return WHITE
-    raise ValueError(f"{text!r} is not a colour (black, white, b or w)")
+    raise ValueError(f"{shown(text)} is not a colour (black, white, b or w)")
 
 
 def format_color(color: int) -> str:
@@ -107,6 +111,34 @@ def parse_response(raw: str) -> tuple[bool, str]:
     if match is None:
         raise GTPError("malformed", f"reply {raw[:60]!r} is not '= ...' or '? ...'")
     return match.group(1) == "=", match.group(2).strip()
+
+
+#: GTP 2's fixed handicap layouts (section 4.1.1), by number of stones: each point a (row, column) pair of
+#: 0 (the line ``altitude`` from the low edge), 1 (the middle) or 2 (the line from the high edge), rows from
+#: the bottom. On 19x19: 2 stones D4 Q16, 3 adds D16, 4 Q4, 5 K10; 6 D4 Q16 D16 Q4 D10 Q10, 7 adds K10;
+#: 8 adds K4 K16 to 6, 9 K10.
+_HANDICAP_LAYOUT = {
+    2: "00 22", 3: "00 22 20", 4: "00 22 20 02", 5: "00 22 20 02 11", 6: "00 22 20 02 10 12",
+    7: "00 22 20 02 10 12 11", 8: "00 22 20 02 10 12 01 21", 9: "00 22 20 02 10 12 01 21 11",
+}  # fmt: skip
+
+
+def max_fixed_handicap(size: int) -> int:
+    """The most stones of ``fixed_handicap`` on a ``size`` board (GTP 2): none below 7x7, 4 on 7x7 and on
+    even sizes (no middle line), 9 on odd sizes from 9x9."""
+    if size < 7:
+        return 0
+    return 4 if size == 7 or size % 2 == 0 else 9
+
+
+def fixed_handicap_points(stones: int, size: int) -> list[int]:
+    """The actions of GTP 2's fixed handicap of ``stones`` on a ``size`` board: the 3-3 points' lines below
+    13x13, the 4-4 points' from 13x13. ValueError "invalid number of stones" outside 2..``max_fixed_handicap``."""
+    if not 2 <= stones <= max_fixed_handicap(size):
+        raise ValueError("invalid number of stones")
+    altitude = 2 if size < 13 else 3
+    line = {"0": altitude, "1": (size - 1) // 2, "2": size - 1 - altitude}  # from the bottom or the left
+    return [(size - 1 - line[row]) * size + line[col] for row, col in _HANDICAP_LAYOUT[stones].split()]
 
 
 # --------------------------------------------------------------------------- the client

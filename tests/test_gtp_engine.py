@@ -3,8 +3,14 @@ on, undo, scoring, and bad flags or model files refused with one sentence and ex
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
 import subprocess
 import sys
+import threading
+import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,6 +18,7 @@ import torch
 
 from conftest import REPO, make_checkpoint
 from go.Go_Net import GoNet
+from go.GTP_Client import GNUGO_PATH
 from Policy_Value_Net import save_checkpoint
 
 
@@ -69,7 +76,7 @@ def test_a_session_of_every_command(go5_checkpoint):
     assert result.returncode == 0, result.stderr
     out = replies(result.stdout)
     assert out[:5] == ["=1 2", "= rubik-alphazero-go", "= 1.0", "= true", "= false"]
-    assert out[5].startswith("= protocol_version\nname") and out[5].endswith("quit")
+    assert out[5].startswith("= protocol_version\nname") and "\nquit\n" in out[5] and out[5].endswith("genmove_analyze")
     assert out[6:10] == ["=", "=", "=", "="]
     assert out[10] == "? illegal move" and out[11].startswith("? syntax error") and out[12].startswith("? syntax")
     assert out[13] == "? unknown command"
@@ -94,6 +101,10 @@ def test_bad_flags_and_model_files_are_one_sentence_and_status_2(go5_checkpoint,
         (["--komi", "٢٤"], "--komi: must be a number"),
         (["--c-puct", "1e308"], "--c-puct: must be at most 1e+06"),
         (["--device", "tpu"], "--device"),
+        (["--seconds-per-move", "0"], "--seconds-per-move: must be positive"),
+        (["--seconds-per-move", "1e9"], "--seconds-per-move: must be at most 86400"),
+        (["--resign-threshold", "2"], "--resign-threshold: must be a value between -1 and 1"),
+        (["--resign-threshold", "nan"], "--resign-threshold"),
     ):
         result = run_gtp(args)
         assert result.returncode == 2 and words in result.stderr
@@ -103,6 +114,15 @@ def test_bad_flags_and_model_files_are_one_sentence_and_status_2(go5_checkpoint,
 def test_help_names_the_commands():
     result = run_gtp(["--help"])
     assert result.returncode == 0 and "final_score" in result.stdout and "--sims" in result.stdout
+    for words in (
+        "kata-analyze",
+        "time_settings",
+        "final_status_list",
+        "loadsgf",
+        "--seconds-per-move",
+        "--resign-threshold",
+    ):
+        assert words in result.stdout
 
 
 def test_the_agents_simulations_default_by_board_and_yield_to_the_flag():
@@ -246,3 +266,181 @@ def test_no_input_kills_the_engine_and_numbers_are_ascii(go5_checkpoint):
     assert out[3] == "? unknown command" and out[4].startswith("? syntax error: 'c٣' is not a point")
     assert out[5:9] == ["? komi needs one number"] * 4 and out[9] == "? boardsize needs one integer"
     assert len(out) == len(lines)
+
+
+# --------------------------------------------------------------------------- streaming, clocks, controllers
+class Engine:
+    """``python gtp.py ...`` as a controller sees it, line by line; killed after ``limit`` seconds whatever
+    happens (a read then ends the test with an assertion, never a hang)."""
+
+    def __init__(self, args: list[str], limit: float = 300):
+        self.process = subprocess.Popen(
+            [sys.executable, str(REPO / "gtp.py"), *args],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1,
+        )  # fmt: skip
+        self.watchdog = threading.Timer(limit, self.process.kill)
+        self.watchdog.start()
+
+    def send(self, line: str) -> None:
+        self.process.stdin.write(line + "\n")
+        self.process.stdin.flush()
+
+    def line(self) -> str:
+        text = self.process.stdout.readline()
+        assert text, "the engine closed its output"
+        return text.rstrip("\n")
+
+    def reply(self) -> list[str]:
+        """The lines of the next response, up to its empty line."""
+        lines = []
+        while (text := self.line()) != "" or not lines:
+            lines.append(text)
+        return lines
+
+    def close(self) -> None:
+        self.watchdog.cancel()
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+
+
+@pytest.mark.slow
+def test_analysis_streams_through_a_subprocess_until_the_next_command(go5_checkpoint):
+    from test_gtp_commands import info_fields
+
+    engine = Engine(["--checkpoint", go5_checkpoint, "--seed", "1"])
+    try:
+        engine.send("play b C3")
+        assert engine.reply() == ["="]
+        engine.send("1 kata-analyze w 10")
+        assert engine.line() == "=1"
+        lines = [engine.line() for _ in range(3)]
+        engine.send("2 name")
+        while (text := engine.line()) != "":  # lines already on their way, then the empty line that ends it
+            lines.append(text)
+        assert engine.reply() == ["=2 rubik-alphazero-go"]
+        totals = []
+        for line in lines:
+            moves = info_fields(line)
+            assert moves and all("." in m["winrate"] and m["pv"][0] == m["move"] for m in moves), line
+            totals.append(sum(int(m["visits"]) for m in moves))
+        assert totals == sorted(totals) and totals[-1] > totals[0]  # the search went on between lines
+        engine.send("3 lz-analyze interval 5 maxmoves 1")
+        assert engine.line() == "=3"
+        (only,) = info_fields(engine.line())
+        assert only["winrate"].isdigit() and only["order"] == "0"
+        engine.send("")  # an empty line ends an analysis too
+        while engine.line() != "":
+            pass
+        engine.send("4 protocol_version")
+        assert engine.reply() == ["=4 2"]  # nothing streams after the end
+        engine.send("5 kata-genmove_analyze b 5")
+        lines = engine.reply()
+        assert lines[0] == "=5" and lines[-1].startswith("play ") and len(lines) >= 3
+        assert all(line.startswith("info ") for line in lines[1:-1])
+        engine.send("quit")
+        assert engine.reply() == ["="]
+        assert engine.process.wait(timeout=30) == 0
+    finally:
+        engine.close()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.access(GNUGO_PATH, os.X_OK), reason="GNU Go is not installed")
+def test_a_game_against_gnugo_under_time_settings_0_5_1_keeps_every_move_within_its_clock():
+    # The shipped model against GNU Go level 10, both told `time_settings 0 5 1` (5 seconds a move) and, as a
+    # server does, `time_left` before each move: the agent uses its byo-yomi (a move searches about 4.25 s)
+    # and answers within 5 s every time.
+    from go.Go_Board import BLACK, format_vertex, parse_vertex
+    from go.Go_Game import go_play_game
+    from go.GTP_Client import GTPClient, gnugo_command
+
+    game = go_play_game(5)
+    state = game.initial_state(1)
+    ours, gnugo = Engine([]), GTPClient(gnugo_command(10), timeout=30)
+    try:
+        for command in ("boardsize 5", "komi 24.5", "clear_board", "time_settings 0 5 1"):
+            engine_reply = (ours.send(command), ours.reply())[1]
+            assert engine_reply == ["="] and gnugo.send(command) == ""
+        spent = []
+        for _ in range(3):
+            ours.send("time_left black 5 1")
+            assert ours.reply() == ["="]
+            start = time.monotonic()
+            ours.send("genmove black")
+            (reply,) = ours.reply()
+            spent.append(time.monotonic() - start)
+            move = parse_vertex(reply[2:], 5)
+            assert game.legal_mask(state)[0, move]
+            state = game.step(state, np.array([move]))
+            gnugo.play(BLACK, move, 5)
+            answer = gnugo.genmove(-BLACK, 5, game.legal_mask(state)[0])
+            if answer is None:  # GNU Go resigned
+                break
+            ours.send(f"play white {format_vertex(answer, 5)}")
+            assert ours.reply() == ["="]
+            state = game.step(state, np.array([answer]))
+        print("seconds a move under time_settings 0 5 1:", [round(s, 2) for s in spent])
+        assert max(spent) < 5.0 and min(spent) > 3.0, spent  # within the clock, and the time was used
+    finally:
+        ours.close()
+        gnugo.close()
+
+
+SABAKI_MODULES = Path(os.environ.get("SABAKI_GTP_MODULES", Path.home() / ".cache" / "sabaki-gtp" / "node_modules"))
+SABAKI_GTP = "@sabaki/gtp@3.0.0"  # Sabaki's own GTP library, the version Sabaki 0.52 ships with
+
+
+@pytest.fixture(scope="module")
+def sabaki_gtp() -> dict:
+    """The environment that lets node find ``@sabaki/gtp``: installed once into ``SABAKI_MODULES``' folder
+    with npm when it is missing; the test is skipped, saying why, when node or the package is not there."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed (the Sabaki GTP library test needs node and npm)")
+    env = {**os.environ, "NODE_PATH": str(SABAKI_MODULES)}
+    found = lambda: subprocess.run([node, "-e", "require.resolve('@sabaki/gtp')"], env=env).returncode == 0  # noqa: E731
+    if not found() and shutil.which("npm") is not None:
+        install = subprocess.run(
+            ["npm", "install", "--prefix", str(SABAKI_MODULES.parent), "--no-audit", "--no-fund", SABAKI_GTP],
+            capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        if install.returncode != 0:
+            pytest.skip(f"{SABAKI_GTP} could not be installed with npm: {install.stderr.strip()[-200:]}")
+    if not found():
+        pytest.skip(f"{SABAKI_GTP} is not installed: npm install --prefix {SABAKI_MODULES.parent} {SABAKI_GTP}")
+    return env
+
+
+@pytest.mark.slow
+def test_sabakis_own_gtp_library_runs_an_analysis_and_a_game(go5_checkpoint, sabaki_gtp):
+    from go.Go_Board import BLACK, WHITE, parse_vertex
+    from go.Go_Game import go_play_game
+    from test_gtp_commands import info_fields
+
+    result = subprocess.run(
+        ["node", str(REPO / "tests" / "sabaki_gtp_session.js"), sys.executable, str(REPO / "gtp.py"),
+         "--checkpoint", go5_checkpoint, "--sims", "32"],
+        capture_output=True, text=True, timeout=300, env=sabaki_gtp,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    session = json.loads(result.stdout)
+    assert {"kata-analyze", "lz-analyze", "kata-genmove_analyze"} <= set(session["commands"])
+    analysis = session["analysis"]
+    assert len(analysis["infos"]) >= 3 and not analysis["error"] and analysis["abort"] == "2"
+    assert analysis["linesAfterStop"] == 0
+    for line in analysis["infos"]:
+        assert all(0 <= float(m["winrate"]) <= 1 and "." in m["winrate"] for m in info_fields(line))
+    assert [(g["name"], g["error"]) for g in session["game"]] == [
+        ("genmove", False), ("kata-genmove_analyze", False), ("genmove", False)
+    ]  # fmt: skip
+    assert session["game"][1]["infos"] >= 1
+    game = go_play_game(5)
+    state = game.initial_state(1)
+    for colour, entry in zip((BLACK, WHITE, BLACK, WHITE), session["history"]):  # legal, as the tracker saw them
+        assert entry["name"] == "play" and entry["args"][0] == "BW"[colour == WHITE]
+        move = parse_vertex(entry["args"][1], 5)
+        assert game.legal_mask(state)[0, move]
+        state = game.step(state, np.array([move]))
+    assert [entry["args"][1] for entry in session["history"][1:]] == [g["move"].upper() for g in session["game"]]
+    assert session["finalScore"][:2] in ("B+", "W+") or session["finalScore"] == "0"
