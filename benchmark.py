@@ -195,6 +195,8 @@ def wait_for_line(proc: subprocess.Popen, log_path: str, prefix: str, timeout: f
         time.sleep(0.2)
 
 
+# Long by design: one trainer's run as a supervisor sees it (start, budget, SIGTERM, grace, SIGKILL, the facts),
+# with the clean-up of the child in its own finally.
 def train(trainer: str, args, out_dir: str, device: str) -> dict:
     """Run main.py for ``trainer`` until ``--budget-minutes`` have passed (or it ends), then
     SIGTERM; returns the checkpoint path (None if no iteration completed) and the run's facts."""

@@ -53,6 +53,7 @@ import time
 import numpy as np
 
 from go import GTP_Analysis
+from go.Agent_Flags import add_agent_flags, agent_from_args, go_name, resolve_agent_flags
 from go.Go_Board import BLACK, EMPTY, PLAY_MAX_MOVES, WHITE, format_vertex, parse_vertex
 from go.Go_Game import go_play_game
 from go.GTP_Client import fixed_handicap_points, format_response, parse_color, parse_command
@@ -73,15 +74,6 @@ COMMANDS = (
     + list(ANALYZE)
     + list(GENMOVE_ANALYZE)
 )
-#: The agent's play settings (GTP, matches, the GUI; docs/go.md measures them): self-play trains with the
-#: seed's c_puct 0.3 and 30 simulations, but play is stronger with wider search over more simulations and
-#: the network read under the 8 board symmetries (``Arena.SymmetricEvaluator``).
-#: 200 simulations on 5x5; on larger boards 400: on 7x7 the search passed too early at 100 and 200 and lost
-#: 30% of its games as Black against GNU Go, and won every one at 400.
-DEFAULT_SIMULATIONS = 200
-LARGE_BOARD_SIMULATIONS = 400
-DEFAULT_C_PUCT = 1.0
-DEFAULT_SYMMETRIC = True
 #: Resignation (``--resign-threshold``): the chosen move's value below the threshold this many of the
 #: agent's moves in a row (KataGo's resignConsecTurns), so that one gloomy search does not end a game.
 RESIGN_MOVES = 3
@@ -97,45 +89,6 @@ MAX_CACHED_STATES = 200_000
 REPLY_SECONDS = 0.05
 MAX_SGF_BYTES = 1 << 20  # a file this large holds no game of these boards
 MAX_ERROR_CHARS = 300  # a `?` reply is one line of at most this many characters, whatever it quotes
-
-
-def default_simulations(size: int) -> int:
-    """The agent's simulations a move on a ``size`` x ``size`` board (the play defaults above)."""
-    return DEFAULT_SIMULATIONS if size <= 5 else LARGE_BOARD_SIMULATIONS
-
-
-def add_agent_flags(parser: argparse.ArgumentParser) -> None:
-    """``--sims``, ``--c-puct`` and ``--symmetric``: the agent's search, with the play defaults
-    (``resolve_agent_flags`` sets ``--sims`` from the board once the flags are read)."""
-    parser.add_argument(
-        "--sims",
-        type=Cli.simulations,
-        help=f"the agent's simulations a move (default: {DEFAULT_SIMULATIONS} on 5x5, "
-        f"{LARGE_BOARD_SIMULATIONS} on larger boards)",
-    )
-    parser.add_argument("--c-puct", type=Cli.c_puct, default=DEFAULT_C_PUCT, help="the agent's PUCT constant")
-    parser.add_argument(
-        "--symmetric",
-        action=argparse.BooleanOptionalAction,
-        default=DEFAULT_SYMMETRIC,
-        help="the agent averages its network over the board's 8 symmetries (Arena.SymmetricEvaluator)",
-    )
-
-
-def resolve_agent_flags(args: argparse.Namespace) -> argparse.Namespace:
-    """``args`` with ``--sims`` given its board's default (``args.game``: the size) when it was not set."""
-    if args.sims is None:
-        args.sims = default_simulations(args.game)
-    return args
-
-
-def agent_from_args(model, args: argparse.Namespace, **kw):
-    """The agent of ``add_agent_flags``'s flags (``--sims``, ``--c-puct``, ``--symmetric``): ``Arena.play_agent``,
-    the one function that builds the agent of gtp.py, the GUI and ``evaluate.py --game goN`` (``kw``: its
-    ``device``, ``rng``, ``sample_moves``, ``name``, ``wrap``)."""
-    from go.Arena import play_agent  # torch: imported once the flags are read (a fast --help)
-
-    return play_agent(model, args.sims, args.c_puct, args.symmetric, **kw)
 
 
 class GTPFailure(Exception):
@@ -711,14 +664,6 @@ def parse_args(argv=None) -> argparse.Namespace:
     # A timed search is capped by --sims only when it was given: the default is for moves without a clock.
     args.max_simulations = args.sims
     return resolve_agent_flags(args)
-
-
-def go_name(text: str) -> int:
-    """argparse type of ``--game``: ``goN`` with N from 5 to 19 -> N."""
-    digits = text.lower().removeprefix("go")
-    if not text.lower().startswith("go") or not Cli.is_ascii_digits(digits) or not 5 <= int(digits) <= 19:
-        raise argparse.ArgumentTypeError(f"must be go5 ... go19, got {text!r}")
-    return int(digits)
 
 
 def seconds_per_move(text: str) -> float:

@@ -34,11 +34,11 @@ sys.path.insert(0, REPO)
 
 import numpy as np  # noqa: E402
 
+from go.Agent_Flags import go_name  # noqa: E402
 from go.Arena import wilson_interval  # noqa: E402
 from go.Go_Board import BLACK, WHITE, format_vertex  # noqa: E402
 from go.Go_Game import go_play_game  # noqa: E402
 from go.GTP_Client import GNUGO_PATH, GTPClient, GTPError, format_color, gnugo_command  # noqa: E402
-from gtp import go_name  # noqa: E402
 from run import Cli  # noqa: E402
 from run.Run_IO import OutputError, check_writable, write_json  # noqa: E402
 

@@ -486,6 +486,7 @@ _end_radius = Cli.int_in(0, MAX_END_RADIUS, "moves from solved of the end table"
 _views = Cli.int_in(1, MAX_VIEWS, "views")  # each puzzle's own limit is checked in resolve_solver
 
 
+# Long by design: the solver flags' table (one add_argument per flag), read top to bottom as --help lists it.
 def add_solver_arguments(parser: argparse.ArgumentParser) -> argparse._ArgumentGroup:
     """Add ``--solver`` and its budgets to a script's parser (``--sims``, ``--max-steps``,
     ``--c-puct`` and ``--seed`` stay the script's own flags; ``options_from_args`` reads them).

@@ -323,6 +323,8 @@ def _beam_fn(rank: str, value_fn, policy_fn):
     return fn
 
 
+# Long by design: one cube's beam as one generator (expand, rank, prune, out-of-time planning, the end
+# table's exact finish), whose local state the lockstep driver suspends at each network call.
 def _beam_search(
     cube,
     last,

@@ -62,6 +62,7 @@ def mean_ratio(rows) -> float | None:
     return sum(x * w for x, w in pairs) / total if total else None
 
 
+# Long by design: the note's two tables and its figure, printed in the order docs/experiments.md quotes them.
 def compare(args: argparse.Namespace) -> None:
     """Print the two tables and write the figure ``args.out`` from the result files of the three runs."""
     orig_m = load(os.path.join(args.original, "seed_training_metrics.json"))

@@ -64,6 +64,8 @@ def report(model, cubes: np.ndarray, dist: np.ndarray, pi: np.ndarray) -> str:
     )
 
 
+# Long by design: the experiment's whole procedure (flags, data, training, the table) in the order the note
+# tells it.
 def main(argv=None) -> int:
     p = Cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument(

@@ -212,7 +212,8 @@ def play_agent(
     wrap=None,
 ) -> SearchPlayer:
     """THE agent of real games: ``gtp.py``, the GUI (``Go_Play.search_agent``), ``evaluate.py --game goN`` and
-    ``test.py --game goN`` all build it here (from ``gtp.add_agent_flags``'s flags: ``gtp.agent_from_args``),
+    ``test.py --game goN`` all build it here (from ``Agent_Flags.add_agent_flags``'s flags:
+    ``Agent_Flags.agent_from_args``),
     so that a result measured by evaluate.py is what a GTP controller or a person sees: PUCT over the
     network (read under the 8 symmetries with ``symmetric``), ``simulations`` a move at ``c_puct``, the most
     visited move (drawn from the visits for the game's first ``sample_moves`` moves, with ``rng``).

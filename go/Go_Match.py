@@ -30,12 +30,12 @@ import numpy as np
 import torch
 
 from engine.Search_Tree import N_ROW, W_ROW
+from go.Agent_Flags import add_agent_flags, agent_from_args, go_name, resolve_agent_flags
 from go.Arena import COLOURS, GTPPlayer, RandomPlayer, RolloutPlayer, play_agent, play_game, run_match
 from go.Go_Board import BLACK, format_vertex
 from go.Go_Game import go_game, go_play_game
 from go.Go_Net import load_go_model
 from go.GTP_Client import GNUGO_INSTALL_HINT, GNUGO_PATH, gnugo_command
-from gtp import add_agent_flags, agent_from_args, go_name, resolve_agent_flags
 from Plot_Scatter import pyplot, save_figure
 from run import Cli
 from run.Run_IO import CheckpointError, OutputError, check_writable, find_checkpoint, write_json

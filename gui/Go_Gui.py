@@ -30,10 +30,10 @@ import time
 
 import pygame
 
+from go.Agent_Flags import DEFAULT_C_PUCT, add_agent_flags, default_simulations, go_name, resolve_agent_flags
 from go.Go_Board import BLACK, WHITE, format_vertex, parse_vertex
 from go.Go_Game import DEFAULT_HISTORY, go_play_game
 from go.Go_Play import COLOUR_NAMES, GoMatch, search_agent
-from gtp import DEFAULT_C_PUCT, add_agent_flags, default_simulations, go_name, resolve_agent_flags
 from gui.Go_View import GoView
 from gui.Gui_Theme import (
     ACCENT,

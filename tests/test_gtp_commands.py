@@ -12,7 +12,7 @@ import pytest
 import torch
 
 import gtp
-from go import GTP_Analysis
+from go import Agent_Flags, GTP_Analysis
 from go.Go_Board import BLACK, WHITE, parse_vertex
 from go.Go_Net import GoNet
 from go.GTP_Time import Clock, TimeSettings, moves_left, usable
@@ -24,7 +24,7 @@ def make_engine(size: int = 5, flags: tuple = ("--sims", "16"), **kw) -> gtp.Eng
     torch.manual_seed(0)
     model = GoNet(size, filters=8, blocks=1).eval()
     args = gtp.parse_args(["--game", f"go{size}", *flags])
-    return gtp.Engine(model, gtp.agent_from_args(model, args, rng=np.random.default_rng(0)), None, **kw)
+    return gtp.Engine(model, Agent_Flags.agent_from_args(model, args, rng=np.random.default_rng(0)), None, **kw)
 
 
 def session(engine: gtp.Engine, text: str, pause: float = 0.0) -> list[str]:

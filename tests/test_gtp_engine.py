@@ -17,6 +17,7 @@ import pytest
 import torch
 
 from conftest import REPO, make_checkpoint
+from go import Agent_Flags
 from go.Go_Net import GoNet
 from go.GTP_Client import GNUGO_PATH
 from Policy_Value_Net import save_checkpoint
@@ -130,12 +131,13 @@ def test_the_agents_simulations_default_by_board_and_yield_to_the_flag():
     from go import Go_Match
     from gui import Go_Gui
 
-    assert gtp.parse_args([]).sims == gtp.DEFAULT_SIMULATIONS
-    assert gtp.parse_args(["--game", "go7"]).sims == gtp.LARGE_BOARD_SIMULATIONS > gtp.DEFAULT_SIMULATIONS
+    assert gtp.parse_args([]).sims == Agent_Flags.DEFAULT_SIMULATIONS
+    large, small = Agent_Flags.LARGE_BOARD_SIMULATIONS, Agent_Flags.DEFAULT_SIMULATIONS
+    assert gtp.parse_args(["--game", "go7"]).sims == large > small
     assert gtp.parse_args(["--game", "go7", "--sims", "5"]).sims == 5
-    assert Go_Match.parse_match_args(["--game", "go7"]).sims == gtp.LARGE_BOARD_SIMULATIONS
-    assert Go_Match.parse_show_args(["--game", "go5"]).sims == gtp.DEFAULT_SIMULATIONS
-    assert Go_Gui.parse_args(["--game", "go9"]).sims == gtp.LARGE_BOARD_SIMULATIONS
+    assert Go_Match.parse_match_args(["--game", "go7"]).sims == Agent_Flags.LARGE_BOARD_SIMULATIONS
+    assert Go_Match.parse_show_args(["--game", "go5"]).sims == Agent_Flags.DEFAULT_SIMULATIONS
+    assert Go_Gui.parse_args(["--game", "go9"]).sims == Agent_Flags.LARGE_BOARD_SIMULATIONS
 
 
 FIGHT = (REPO / "tests" / "data" / "go5_capture_fight.txt").read_text().splitlines()[-1].split()
@@ -181,7 +183,7 @@ def test_the_engine_widens_its_game_as_it_goes_and_searches_past_any_width(monke
     torch.manual_seed(0)
     model = GoNet(5, filters=8, blocks=1).eval()
     args = gtp.parse_args(["--sims", "3", "--no-symmetric"])
-    engine = gtp.Engine(model, gtp.agent_from_args(model, args), None)
+    engine = gtp.Engine(model, Agent_Flags.agent_from_args(model, args), None)
     assert engine.state["hash_history"].shape[1] == 9
     for index, vertex in enumerate(FIGHT):
         colour = "bw"[index % 2]
@@ -213,7 +215,7 @@ def test_gtp_evaluate_and_the_gui_build_one_agent_that_plays_one_move():
     model = GoNet(5, filters=8, blocks=1).eval()
     record = ["C3", "C2", "D2", "B3"]
     gtp_args = gtp.parse_args(["--sims", "24"])
-    engine = gtp.Engine(model, gtp.agent_from_args(model, gtp_args, rng=np.random.default_rng(0)), None)
+    engine = gtp.Engine(model, Agent_Flags.agent_from_args(model, gtp_args, rng=np.random.default_rng(0)), None)
     for index, vertex in enumerate(record):
         gtp.handle(engine, "play", ["bw"[index % 2], vertex])
     state = {key: value.copy() for key, value in engine.state.items()}
@@ -222,7 +224,8 @@ def test_gtp_evaluate_and_the_gui_build_one_agent_that_plays_one_move():
     match_args = Go_Match.parse_match_args(["--game", "go5", "--opponent", "gnugo", "--sims", "24"])
     game = Go_Match.match_game(match_args, model.history, match_args.opponent)
     assert game == engine.game  # the rules of real play, no self-play cap
-    agent = gtp.agent_from_args(model, match_args, sample_moves=match_args.sample_moves, rng=np.random.default_rng(0))
+    rng = np.random.default_rng(0)
+    agent = Agent_Flags.agent_from_args(model, match_args, sample_moves=match_args.sample_moves, rng=rng)
     agent.new_game(game, BLACK)
     moves["evaluate"] = format_vertex(agent.genmove(state), 5)
 

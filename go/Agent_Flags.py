@@ -1,0 +1,66 @@
+"""The flags that build a Go agent, and their play defaults: ``--sims``, ``--c-puct``, ``--symmetric`` and
+``--game goN``, shared by gtp.py, the GUI (gui/Go_Gui.py) and the games of ``evaluate.py``/``test.py --game
+goN`` (go/Go_Match.py), which all build the agent through ``agent_from_args`` (``Arena.play_agent``)."""
+
+from __future__ import annotations
+
+import argparse
+
+from run import Cli
+
+#: The agent's play settings (GTP, matches, the GUI; docs/go.md measures them): self-play trains with the
+#: seed's c_puct 0.3 and 30 simulations, but play is stronger with wider search over more simulations and
+#: the network read under the 8 board symmetries (``Arena.SymmetricEvaluator``).
+#: 200 simulations on 5x5; on larger boards 400: on 7x7 the search passed too early at 100 and 200 and lost
+#: 30% of its games as Black against GNU Go, and won every one at 400.
+DEFAULT_SIMULATIONS = 200
+LARGE_BOARD_SIMULATIONS = 400
+DEFAULT_C_PUCT = 1.0
+DEFAULT_SYMMETRIC = True
+
+
+def default_simulations(size: int) -> int:
+    """The agent's simulations a move on a ``size`` x ``size`` board (the play defaults above)."""
+    return DEFAULT_SIMULATIONS if size <= 5 else LARGE_BOARD_SIMULATIONS
+
+
+def add_agent_flags(parser: argparse.ArgumentParser) -> None:
+    """``--sims``, ``--c-puct`` and ``--symmetric``: the agent's search, with the play defaults
+    (``resolve_agent_flags`` sets ``--sims`` from the board once the flags are read)."""
+    parser.add_argument(
+        "--sims",
+        type=Cli.simulations,
+        help=f"the agent's simulations a move (default: {DEFAULT_SIMULATIONS} on 5x5, "
+        f"{LARGE_BOARD_SIMULATIONS} on larger boards)",
+    )
+    parser.add_argument("--c-puct", type=Cli.c_puct, default=DEFAULT_C_PUCT, help="the agent's PUCT constant")
+    parser.add_argument(
+        "--symmetric",
+        action=argparse.BooleanOptionalAction,
+        default=DEFAULT_SYMMETRIC,
+        help="the agent averages its network over the board's 8 symmetries (Arena.SymmetricEvaluator)",
+    )
+
+
+def resolve_agent_flags(args: argparse.Namespace) -> argparse.Namespace:
+    """``args`` with ``--sims`` given its board's default (``args.game``: the size) when it was not set."""
+    if args.sims is None:
+        args.sims = default_simulations(args.game)
+    return args
+
+
+def agent_from_args(model, args: argparse.Namespace, **kw):
+    """The agent of ``add_agent_flags``'s flags (``--sims``, ``--c-puct``, ``--symmetric``): ``Arena.play_agent``,
+    the one function that builds the agent of gtp.py, the GUI and ``evaluate.py --game goN`` (``kw``: its
+    ``device``, ``rng``, ``sample_moves``, ``name``, ``wrap``)."""
+    from go.Arena import play_agent  # torch: imported once the flags are read (a fast --help)
+
+    return play_agent(model, args.sims, args.c_puct, args.symmetric, **kw)
+
+
+def go_name(text: str) -> int:
+    """argparse type of ``--game``: ``goN`` with N from 5 to 19 -> N."""
+    digits = text.lower().removeprefix("go")
+    if not text.lower().startswith("go") or not Cli.is_ascii_digits(digits) or not 5 <= int(digits) <= 19:
+        raise argparse.ArgumentTypeError(f"must be go5 ... go19, got {text!r}")
+    return int(digits)
