@@ -299,15 +299,30 @@ def _episode_results(cubes, actions, sims: int, seconds: float, puzzle: Puzzle) 
 
 
 # --------------------------------------------------------------------------- registry and entry point
-def _run_mcts(cubes, last, count, opts: SolverOptions, model, value_fn, policy_fn, device, puzzle):
-    return mcts(cubes, model, value_fn, policy_fn, opts.sims, opts.max_moves, opts.c_puct, opts.seed, device, puzzle)
+@dataclass(frozen=True)
+class Solving:
+    """What every solver of one ``solve_cubes`` call reads besides its cubes and options: the network
+    (a model, or its value and policy functions), where it runs, and the puzzle."""
+
+    model: torch.nn.Module | None
+    value_fn: ValueFn | None
+    policy_fn: PolicyFn | None
+    device: object
+    puzzle: Puzzle
 
 
-def _run_greedy(cubes, last, count, opts, model, value_fn, policy_fn, device, puzzle) -> list[SolveResult]:
-    return greedy(cubes, _need(value_fn, "greedy", "value_fn"), last, count, opts.max_moves, puzzle=puzzle)
+def _run_mcts(cubes, last, count, opts: SolverOptions, s: Solving) -> list[SolveResult]:
+    return mcts(
+        cubes, s.model, s.value_fn, s.policy_fn, opts.sims, opts.max_moves, opts.c_puct, opts.seed, s.device, s.puzzle
+    )
 
 
-def _run_beam(cubes, last, count, opts, model, value_fn, policy_fn, device, puzzle, siblings=None) -> list[SolveResult]:
+def _run_greedy(cubes, last, count, opts: SolverOptions, s: Solving) -> list[SolveResult]:
+    return greedy(cubes, _need(s.value_fn, "greedy", "value_fn"), last, count, opts.max_moves, puzzle=s.puzzle)
+
+
+def _run_beam(cubes, last, count, opts: SolverOptions, s: Solving, siblings=None) -> list[SolveResult]:
+    value_fn, policy_fn, puzzle = s.value_fn, s.policy_fn, s.puzzle
     by_position = getattr(value_fn if opts.beam_rank == "value" else policy_fn, "reads_positions", False)
     budgets = (opts.beam_width, opts.max_moves, opts.max_nodes, opts.beam_rank, opts.seconds)
     ends = end_table(puzzle, opts.ends) if opts.ends else None
@@ -325,20 +340,21 @@ def _run_beam(cubes, last, count, opts, model, value_fn, policy_fn, device, puzz
     ]
 
 
-def _run_astar(cubes, last, count, opts, model, value_fn, policy_fn, device, puzzle) -> list[SolveResult]:
-    value_fn = _need(value_fn, "astar", "value_fn")
+def _run_astar(cubes, last, count, opts: SolverOptions, s: Solving) -> list[SolveResult]:
+    value_fn = _need(s.value_fn, "astar", "value_fn")
     return astar_lockstep(
-        cubes, value_fn, last, count, opts.astar_lambda, opts.astar_batch, opts.max_nodes, opts.seconds, puzzle=puzzle
-    )
+        cubes, value_fn, last, count, opts.astar_lambda, opts.astar_batch, opts.max_nodes, opts.seconds,
+        puzzle=s.puzzle,
+    )  # fmt: skip
 
 
-def _run_bestfirst(cubes, last, count, opts, model, value_fn, policy_fn, device, puzzle) -> list[SolveResult]:
+def _run_bestfirst(cubes, last, count, opts: SolverOptions, s: Solving) -> list[SolveResult]:
     last, count = start_history(len(cubes), last, count)
-    return [bestfirst(c, int(a), int(k), opts.max_nodes, opts.seconds, puzzle) for c, a, k in zip(cubes, last, count)]
+    return [bestfirst(c, int(a), int(k), opts.max_nodes, opts.seconds, s.puzzle) for c, a, k in zip(cubes, last, count)]
 
 
-def _run_gumbel(cubes, last, count, opts, model, value_fn, policy_fn, device, puzzle) -> list[SolveResult]:
-    return gumbel(cubes, model, value_fn, policy_fn, opts, device, puzzle)
+def _run_gumbel(cubes, last, count, opts: SolverOptions, s: Solving) -> list[SolveResult]:
+    return gumbel(cubes, s.model, s.value_fn, s.policy_fn, opts, s.device, s.puzzle)
 
 
 def _need(fn, solver: str, what: str):
@@ -351,7 +367,7 @@ def _need(fn, solver: str, what: str):
 class SolverSpec:
     """What ``solve_cubes`` and the scripts know of one solver: its capabilities as data."""
 
-    #: ``run(cubes, last, count, options, model, value_fn, policy_fn, device, puzzle) -> [SolveResult]``
+    #: ``run(cubes, last, count, options, solving: Solving) -> [SolveResult]``
     run: Callable[..., list[SolveResult]]
     #: The ``SolverOptions`` fields it reads (what a result file records as its options).
     fields: tuple[str, ...]
@@ -453,14 +469,12 @@ def solve_cubes(
         policy_fn = net_policy if policy_fn is None else policy_fn
     if value_fn is not None and spec.value_search:
         value_fn = evaluate_once(value_fn, puzzle, getattr(value_fn, "reads_positions", False))
+    solving = Solving(model, value_fn, policy_fn, device, puzzle)
     if opts.views > 1:
         if not spec.value_search:
             raise ValueError(f"the {name} solver has no views: --views is for beam, astar and greedy")
-        return solve_from_views(
-            spec.run, cubes, last, count, opts, puzzle, model, value_fn, policy_fn, device, puzzle,
-            stops_views=spec.stops_views,
-        )  # fmt: skip
-    return spec.run(cubes, last, count, opts, model, value_fn, policy_fn, device, puzzle)
+        return solve_from_views(spec.run, cubes, last, count, opts, puzzle, solving, stops_views=spec.stops_views)
+    return spec.run(cubes, last, count, opts, solving)
 
 
 def solver_puzzle_problem(name: str, puzzle: Puzzle | str | None = None) -> str | None:

@@ -121,7 +121,7 @@ def test_stopping_a_cubes_other_views_once_one_solved_keeps_every_solution_and_s
 
     cubes, _ = scrambles(P3, np.random.default_rng(4), 10, 8)
     opts = S.SolverOptions(beam_width=64, beam_rank="value", max_moves=30, max_nodes=10**7, views=8)
-    args = (None, noisy_value, None, "cpu", P3)
+    args = (S.Solving(None, noisy_value, None, "cpu", P3),)
     stopped = solve_from_views(S.SOLVERS["beam"].run, cubes, None, None, opts, P3, *args, stops_views=True)
     full = solve_from_views(S.SOLVERS["beam"].run, cubes, None, None, opts, P3, *args)
     assert S.SOLVERS["beam"].stops_views and not S.SOLVERS["astar"].stops_views
