@@ -98,7 +98,7 @@ def default_3x3_side_by_side(argv, doc: str, variants: dict[str, dict], same_mov
     from cube.Puzzles import get_puzzle
     from cube.Solver_Base import network_fns
     from cube.Solver_Views import solve_from_views
-    from cube.Solvers import SOLVERS, SolverOptions
+    from cube.Solvers import SOLVERS, SolverOptions, Solving
 
     p3 = get_puzzle("3x3")
     p = Cli.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -126,11 +126,7 @@ def default_3x3_side_by_side(argv, doc: str, variants: dict[str, dict], same_mov
                 None,
                 opts,
                 p3,
-                model,
-                value_fn,
-                policy_fn,
-                "cpu",
-                p3,
+                Solving(model, value_fn, policy_fn, "cpu", p3),
                 stops_views=stops,
             )[0]  # fmt: skip
             for opts, stops in runs.values()
