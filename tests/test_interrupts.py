@@ -150,7 +150,7 @@ def test_a_child_ends_when_its_parent_is_killed(tmp_path, how):
     wait_for(lambda: not alive(child), timeout=30, what="the child to end")
 
 
-SCRIPT_START = """import Process_Signals
+SCRIPT_START = """from run import Process_Signals
 Process_Signals.start_script()
 time.sleep(0.5)
 print("ran on")
