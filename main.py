@@ -50,7 +50,7 @@ from cube.Puzzles import get_puzzle
 from cube.Run_State import Run
 from cube.Seed_System_Targets import SEED_TARGETS, seed_training_sample
 from cube.Solvers import SolverOptions
-from engine.Gumbel_MCTS import gumbel_self_play
+from engine.Gumbel_Self_Play import gumbel_self_play
 from evaluate import ScrambleEvaluator
 from go import Go_Args, Go_Run
 from Plot_Scatter import METRIC_KEYS, MetricsLogger

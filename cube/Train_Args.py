@@ -12,7 +12,7 @@ from cube.Puzzles import PUZZLES, add_puzzle_flag, get_puzzle
 from cube.Seed_System_Targets import SEED_TARGETS
 from cube.Solvers import SOLVER_NAMES, solver_puzzle_problem
 from engine import Precision
-from engine.Gumbel_MCTS import BOOTSTRAP_STEPS, SEARCH_VALUE_TARGETS, SEARCH_VALUES
+from engine.Gumbel_Self_Play import BOOTSTRAP_STEPS, SEARCH_VALUE_TARGETS, SEARCH_VALUES
 from Optimal_Solver import MAX_DISTANCE
 from Policy_Value_Net import HIDDEN_SIZES
 from run import Cli, Workers

@@ -12,13 +12,8 @@ import torch
 
 from conftest import REPO
 from cube.Run_State import Curriculum, ReplayBuffer, Run
-from engine.Gumbel_MCTS import (
-    GumbelEpisodeResults,
-    GumbelMCTS,
-    bootstrap_returns,
-    gumbel_self_play,
-    play_gumbel_episodes,
-)
+from engine.Gumbel_MCTS import GumbelMCTS
+from engine.Gumbel_Self_Play import GumbelEpisodeResults, bootstrap_returns, gumbel_self_play, play_gumbel_episodes
 from main import parse_args, selfplay_step, torch_threads
 from Plot_Scatter import METRIC_KEYS
 from Policy_Value_Net import PolicyValueNet
