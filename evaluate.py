@@ -80,6 +80,7 @@ import time
 import numpy as np
 import torch
 
+from cube.Cube_Checkpoints import load_model
 from cube.Evaluation_All_Positions import ALL_POSITIONS_SAMPLE, AllPositionsError, all_positions_mode, write_jsonl
 from cube.Evaluation_Modes import (
     ScrambleFileError,
@@ -117,7 +118,6 @@ from cube.Solvers import (
 )
 from go import Go_Args, Go_Match
 from Optimal_Solver import MAX_DISTANCE, get_solver
-from Policy_Value_Net import CheckpointError, load_model
 from run import Cli, Workers
 from run.Cli import (
     C_PUCT,
@@ -131,7 +131,15 @@ from run.Cli import (
     resolve_device,
     show_progress,
 )
-from run.Run_IO import OutputError, check_writable, find_checkpoint, read_json, remove_stale_temps, write_json
+from run.Run_IO import (
+    CheckpointError,
+    OutputError,
+    check_writable,
+    find_checkpoint,
+    read_json,
+    remove_stale_temps,
+    write_json,
+)
 
 SCRAMBLE_RESULT_FILE = "eval_scramble_result.json"
 SCRAMBLES_RESULT_FILE = "eval_scrambles.json"

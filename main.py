@@ -54,8 +54,9 @@ from engine.Gumbel_Self_Play import gumbel_self_play
 from evaluate import ScrambleEvaluator
 from go import Go_Args, Go_Run
 from Plot_Scatter import METRIC_KEYS, MetricsLogger
-from Policy_Value_Net import PolicyValueNet, load_state_dict
+from Policy_Value_Net import PolicyValueNet
 from run import Cli, Workers
+from run.Checkpoints import load_state_dict
 from run.Cli import resolve_device, show_progress
 from run.Run_Loop import LoopSettings, check_finite, run_training
 from Self_Play import generate_self_play_data

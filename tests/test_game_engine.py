@@ -15,13 +15,15 @@ import pytest
 import torch
 
 from conftest import REPO
+from cube.Cube_Checkpoints import load_model
 from engine import Games
 from engine.Gumbel_MCTS import GumbelMCTS
 from engine.Gumbel_Self_Play import play_gumbel_episodes
 from engine.Search_Tree import N_ROW, W_ROW
 from MCTS_Core import MCTS, NetworkEvaluator
-from Policy_Value_Net import PolicyValueNet, load_model, save_checkpoint
+from Policy_Value_Net import PolicyValueNet
 from reference_mcts import ReferenceGameMCTS
+from run.Checkpoints import save_checkpoint
 from Self_Play import OUTCOME_TARGET, play_episodes
 from toy_games import TICTACTOE, minimax_action_values, minimax_value, random_openings
 from Train_Network import train_on_targets
