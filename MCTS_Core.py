@@ -41,7 +41,7 @@ import numpy as np
 import torch
 
 from engine.Games import Game, get_game
-from engine.Search_Tree import C_PUCT, N_ROW, W_ROW, Evaluator, SearchTree
+from engine.Search_Tree import N_ROW, W_ROW, Evaluator, SearchTree
 
 
 class NetworkEvaluator:
@@ -132,14 +132,16 @@ class MCTS:
 
     ``evaluator`` (optional) replaces the network: any function of the game's evaluator inputs
     (the cube's: stickers ``(n, 24)``) to ``(priors (n, A), values (n,))``; tests use it to
-    feed both engines the same numbers. ``num_actions``, if given, must be the game's.
+    feed both engines the same numbers. ``num_actions``, if given, must be the game's. ``c_puct``
+    (None: the game's own, ``game.c_puct``: the cubes' 1.3, the original's default) is PUCT's
+    exploration constant.
     """
 
     def __init__(
         self,
         model: torch.nn.Module | None,
         num_actions: int | None = None,
-        c_puct: float = C_PUCT,
+        c_puct: float | None = None,
         num_simulations: int = 200,
         device: torch.device | str | None = None,
         evaluator: Evaluator | None = None,
@@ -153,6 +155,10 @@ class MCTS:
             raise ValueError("num_simulations must be at least 1")
         self.model = model
         self.num_actions = self.game.num_actions
+        if c_puct is None:
+            c_puct = getattr(self.game, "c_puct", None)
+            if c_puct is None:
+                raise ValueError(f"the game {self.game.name} has no c_puct of its own: give MCTS one")
         self.c_puct = float(c_puct)
         self.num_simulations = int(num_simulations)
         self.device = device

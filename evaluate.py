@@ -104,7 +104,7 @@ from cube.Evaluation_Report import (
     scramble_range_table,
     scramble_records_table,
 )
-from cube.Puzzles import Puzzle, add_puzzle_flag, get_puzzle
+from cube.Puzzles import C_PUCT, Puzzle, add_puzzle_flag, get_puzzle
 from cube.Solvers import (
     NETWORK_SOLVERS,
     SolverOptions,
@@ -120,7 +120,6 @@ from go import Go_Args, Go_Match
 from Optimal_Solver import MAX_DISTANCE, get_solver
 from run import Cli, Workers
 from run.Cli import (
-    C_PUCT,
     EVAL_SIMULATIONS,
     MAX_MOVES,
     DeviceError,

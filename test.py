@@ -34,7 +34,7 @@ import time
 import torch
 
 from cube.Cube_Checkpoints import find_and_load_model, load_model
-from cube.Puzzles import Puzzle, add_puzzle_flag, get_puzzle
+from cube.Puzzles import C_PUCT, Puzzle, add_puzzle_flag, get_puzzle
 from cube.Solvers import (
     NETWORK_SOLVERS,
     SolverOptions,
@@ -50,7 +50,6 @@ from Policy_Value_Net import PolicyValueNet
 from Rubik2x2Env import MOVE_NAMES, format_moves, parse_moves
 from run import Cli
 from run.Cli import (
-    C_PUCT,
     MAX_MOVES,
     DeviceError,
     HelpFormatter,

@@ -32,8 +32,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-#: PUCT's exploration constant (the original's); ``Cli`` re-exports it for the command lines.
-C_PUCT = 1.3
+#: The searches on this tree, as self-play's ``--search`` names them (the cube's and Go's): PUCT
+#: (``MCTS_Core``) and Gumbel AlphaZero (``Gumbel_MCTS``).
+SEARCHES = ("puct", "gumbel")
 UNVISITED = -1  # children value of a child that has no node yet
 N_ROW, W_ROW = 0, 1  # rows of the per-node statistics block; the search's rows follow
 

@@ -89,7 +89,7 @@ class GoRecipe:
     # Above 0: a training sample whose value the network puts below -hopeless for its player to move trains
     # the value only, not the policy (as KataGo's soft resignation; why: docs/design_notes.md, "hopeless")
     hopeless: float = 0.0
-    search: str = "puct"  # self-play's search: SEARCHES
+    search: str = "puct"  # self-play's search: Search_Tree.SEARCHES
     gate_games: int = 30  # the seed's arena after each iteration's training (0: none; ``gate``)
     gate_threshold: float = 0.55  # the trained network is kept if it scores more than this share
 
@@ -104,7 +104,6 @@ class GoRecipe:
         return GoNet(self.size, self.game().obs_shape[0], self.filters, self.blocks)
 
 
-SEARCHES = ("puct", "gumbel")  # --search
 #: The state batch's key of each game's index in a ``play_games`` call (the rules ignore keys they do not
 #: know), so that a chooser knows which games' generators draw for the games still on.
 GAME_INDEX = "game_index"
