@@ -133,7 +133,7 @@ class MCTS:
     ``evaluator`` (optional) replaces the network: any function of the game's evaluator inputs
     (the cube's: stickers ``(n, 24)``) to ``(priors (n, A), values (n,))``; tests use it to
     feed both engines the same numbers. ``num_actions``, if given, must be the game's. ``c_puct``
-    (None: the game's own, ``game.c_puct``: the cubes' 1.3, the original's default) is PUCT's
+    (None: the game's own, ``game.c_puct``; the cubes' is the original's default) is PUCT's
     exploration constant.
     """
 

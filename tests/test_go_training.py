@@ -55,6 +55,12 @@ def test_noise_goes_into_the_roots_priors_only():
     assert len(inner) and (rows[np.isfinite(rows)] == 0.3 * np.float64(np.float32(1 / 26))).all()
 
 
+def test_go_has_no_c_puct_of_its_own():
+    """Go's PUCT constant is its recipe's or its agent's: a search given none is refused, not run at the cubes'."""
+    with pytest.raises(ValueError, match="c_puct"):
+        MCTS(None, evaluator=fixed_evaluator, game=TINY.game())
+
+
 def test_self_play_games_end_with_outcome_targets_from_the_player_to_move():
     torch.manual_seed(0)
     results = self_play(TINY.network(), TINY, np.random.default_rng(0))
