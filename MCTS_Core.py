@@ -25,17 +25,23 @@ cached).
 The game (``Games``; default the 2x2) gives the states, masks, terminal values, reward and
 discount; with discount -1 (two players) the backup is negamax, and the original's leaf quirk
 applies only where the game asks for it (the cubes do).
+
+Root noise (beyond the original; AlphaZero's exploration in self-play) is an argument of the search,
+as mctx passes its ``dirichlet_fraction``: ``search(..., root_noise=RootNoise(fraction, draw))`` mixes
+``draw``'s noise into the roots' priors only (the evaluator's cached outputs stay clean).
 """
 
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 import torch
 
 from engine.Games import Game, get_game
-from engine.Search_Tree import C_PUCT, N_ROW, W_ROW, Evaluator, SearchTree
+from engine.Search_Tree import N_ROW, W_ROW, Evaluator, SearchTree
 
 
 class NetworkEvaluator:
@@ -108,19 +114,34 @@ class NetworkEvaluator:
         return self._priors[rows], self._values[rows]
 
 
+@dataclass(frozen=True)
+class RootNoise:
+    """Noise mixed into the priors of a search's roots: ``(1 - fraction) P + fraction * draw(legal)``.
+
+    ``draw(legal)``: ``legal`` ``(k, A)`` bool, the masks of the k roots the search expands (its
+    non-terminal roots, in order), to ``(k, A)`` float64 noise. It is called once per search, when
+    the roots are evaluated, so a caller that draws from generators draws the same numbers in the
+    same order as long as nothing else draws from them during the search."""
+
+    fraction: float
+    draw: Callable[[np.ndarray], np.ndarray]
+
+
 class MCTS:
     """The original's search object. ``run`` searches one root, ``run_batch`` B roots in lockstep.
 
     ``evaluator`` (optional) replaces the network: any function of the game's evaluator inputs
     (the cube's: stickers ``(n, 24)``) to ``(priors (n, A), values (n,))``; tests use it to
-    feed both engines the same numbers. ``num_actions``, if given, must be the game's.
+    feed both engines the same numbers. ``num_actions``, if given, must be the game's. ``c_puct``
+    (None: the game's own, ``game.c_puct``; the cubes' is the original's default) is PUCT's
+    exploration constant.
     """
 
     def __init__(
         self,
         model: torch.nn.Module | None,
         num_actions: int | None = None,
-        c_puct: float = C_PUCT,
+        c_puct: float | None = None,
         num_simulations: int = 200,
         device: torch.device | str | None = None,
         evaluator: Evaluator | None = None,
@@ -134,6 +155,10 @@ class MCTS:
             raise ValueError("num_simulations must be at least 1")
         self.model = model
         self.num_actions = self.game.num_actions
+        if c_puct is None:
+            c_puct = getattr(self.game, "c_puct", None)
+            if c_puct is None:
+                raise ValueError(f"the game {self.game.name} has no c_puct of its own: give MCTS one")
         self.c_puct = float(c_puct)
         self.num_simulations = int(num_simulations)
         self.device = device
@@ -153,28 +178,42 @@ class MCTS:
         masks = None if root_action_mask is None else np.asarray(root_action_mask, dtype=bool)[None]
         return self.run_batch(np.asarray(root_cube)[None], masks)[0]
 
-    def run_batch(self, roots, root_action_masks: np.ndarray | None = None, *history) -> np.ndarray:
+    def run_batch(
+        self, roots, root_action_masks: np.ndarray | None = None, *history, root_noise: RootNoise | None = None
+    ) -> np.ndarray:
         """Visit counts ``(B, A)`` float32 of B independent searches run in lockstep (``search``)."""
-        return self.search(roots, root_action_masks, *history).root_stats()[:, N_ROW].astype(np.float32)
+        tree = self.search(roots, root_action_masks, *history, root_noise=root_noise)
+        return tree.root_stats()[:, N_ROW].astype(np.float32)
 
-    def search(self, roots, root_action_masks: np.ndarray | None = None, *history) -> SearchTree:
+    def search(
+        self, roots, root_action_masks: np.ndarray | None = None, *history, root_noise: RootNoise | None = None
+    ) -> SearchTree:
         """The trees of B independent searches run in lockstep.
 
         ``roots``: a state batch (dict), or B positions for ``game.new_states(roots, *history)``
         (the cube's: ``(B, 24)`` or ``(B, 6, 2, 2)`` stickers; ``history``: the last actions and
         face counts that produced them, default none, which the mask of the root's children
         depends on). ``root_action_masks``: legal root actions (default: the game's mask).
+        ``root_noise``: noise mixed into the roots' priors (``RootNoise``; default none, the original's).
         """
-        tree = self.start(roots, root_action_masks, *history)
+        tree = self.start(roots, root_action_masks, *history, root_noise=root_noise)
         if tree.batch:
             for _ in range(self.num_simulations - 1):
                 self.simulate(tree)
         return tree
 
-    def start(self, roots, root_action_masks: np.ndarray | None = None, *history, max_nodes: int | None = None):
+    def start(
+        self,
+        roots,
+        root_action_masks: np.ndarray | None = None,
+        *history,
+        max_nodes: int | None = None,
+        root_noise: RootNoise | None = None,
+    ):
         """Trees of room for ``max_nodes`` nodes each (default: ``num_simulations + 1``) after simulation 1
-        (the roots expanded): ``search`` without its loop, for a caller that simulates on (``simulate``)
-        until a clock or its input says stop (``gtp.py``'s timed moves and analysis)."""
+        (the roots expanded, ``root_noise`` mixed into their priors): ``search`` without its loop, for a
+        caller that simulates on (``simulate``) until a clock or its input says stop (``gtp.py``'s timed
+        moves and analysis)."""
         state = roots if isinstance(roots, dict) else self.game.new_states(roots, *history)
         batch = len(self.game.eval_input(state))
         masks = self.game.legal_mask(state) if root_action_masks is None else np.asarray(root_action_masks, bool)
@@ -182,7 +221,8 @@ class MCTS:
         tree = SearchTree(self.game, state, nodes, self._priors_to_rows, 1, leaf_quirk=self.game.leaf_quirk)
         if batch:
             # Simulation 1: the roots are the leaves; their own values are not used by selection.
-            tree.expand(tree.tree_base, masks.reshape(batch, self.num_actions), self.evaluator)
+            root_rows = None if root_noise is None else self._noisy_rows(root_noise)
+            tree.expand(tree.tree_base, masks.reshape(batch, self.num_actions), self.evaluator, root_rows)
         return tree
 
     def simulate(self, tree: SearchTree) -> None:
@@ -192,6 +232,14 @@ class MCTS:
     def _priors_to_rows(self, priors: np.ndarray, legal: np.ndarray) -> np.ndarray:
         """``[k, 1, A]`` c_puct * prior, -inf where illegal (same float64 product as the reference's)."""
         return np.where(legal, self.c_puct * priors, -np.inf)[:, None]
+
+    def _noisy_rows(self, noise: RootNoise):
+        """``_priors_to_rows`` of priors with ``noise`` mixed in: the roots' rows."""
+
+        def rows(priors: np.ndarray, legal: np.ndarray) -> np.ndarray:
+            return self._priors_to_rows((1 - noise.fraction) * priors + noise.fraction * noise.draw(legal), legal)
+
+        return rows
 
     @staticmethod
     def _select(tree: SearchTree, nodes: np.ndarray, tree_ids: np.ndarray, depth: int) -> np.ndarray:

@@ -1,16 +1,17 @@
-"""Policy-value network (the original's architecture) and safe checkpoint I/O.
+"""Policy-value network (the original's architecture).
 
 ``PolicyValueNet``: 144 -> 512 -> 1024 -> 512 -> 128 (``HIDDEN_SIZES``), each Linear followed by
 LayerNorm and ReLU; a policy head (12 logits) and a value head (tanh). Checkpoints are bare
 ``state_dict`` files (a checkpoint of the original project loads too), written atomically
-and read with ``weights_only=True``.
+and read with ``weights_only=True`` (``run.Checkpoints``); ``cube.Cube_Checkpoints`` rebuilds the
+network from one (``load_model``, ``model_from_state``).
 
 ``PolicyValueNet(canonical_orientation=True)`` (``main.py --canonical-orientation``, beyond
 the original) turns every input cube as a whole into its canonical orientation before the
 layers, and renames the policy's moves back. The 24 orientations of a position then share
 one input, so the value is exactly the same for all of them and the network has 24 times
 fewer inputs to learn. Its checkpoint holds one extra entry, ``canonical_orientation``,
-which is how ``load_model`` knows to build it that way.
+which is how ``Cube_Checkpoints.load_model`` knows to build it that way.
 
 ``PolicyValueNet(canonical_symmetry=True)`` (``main.py --canonical-symmetry``) goes
 further: of the 48 images of a cube under the symmetries that keep distances
@@ -38,37 +39,24 @@ and stay the 2x2's (a 3x3's orientation is fixed by its centres anyway).
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from cube.Pair_Input import CubiePairs, obs_dim_of_table
-from cube.Puzzles import PUZZLES, get_puzzle
-from engine.Games import GAMES
+from cube.Pair_Input import CubiePairs
 from engine.Value_Scale import VALUE_PER_MOVE
 from Rubik2x2Env import (
-    NUM_ACTIONS,
     NUM_FACES,
     NUM_STICKERS,
     ROTATION_CANONICAL_TABLES,
     ROTATION_PERMS,
     SYMMETRY_CANONICAL_TABLES,
 )
-from run.Run_IO import DEFAULT_CHECKPOINT, CheckpointError, atomic_write, find_checkpoint, not_a_file
+from run.Checkpoints import CANONICAL_KEY, PAIR_KEY, SYMMETRY_KEY
 
 HIDDEN_SIZES = (512, 1024, 512, 128)
 OBS_DIM_2X2 = NUM_STICKERS * NUM_FACES  # 144: the inputs the canonicalising tables are built for
-FIRST_LAYER = "body.0.weight"  # (512, obs_dim) in every checkpoint but a cubie-pair one (PAIR_TABLE)
-POLICY_LAYER = "policy_head.weight"  # (act_dim, 128)
-CANONICAL_KEY = "canonical_orientation"  # the state_dict entry that marks a canonicalising network
-SYMMETRY_KEY = "canonical_symmetry"  # ... and one that also reduces the 48 symmetries
-PAIR_KEY = "cubie_pair_input"  # ... and one whose first layer reads cubie colour pairs (Pair_Input)
-PAIR_TABLE = "body.0.table"  # that layer's (slots * 36 + 1, hidden) rows
-GO_SIZE_KEY = "go_board_size"  # the entry that marks a Go network (Go_Net) and holds its board size
-MARKERS = (CANONICAL_KEY, SYMMETRY_KEY, PAIR_KEY)  # state_dict entries that mark how a network reads, not weights
 
 
 class PolicyValueNet(nn.Module):
@@ -251,186 +239,3 @@ def distance_value(distance_logits: torch.Tensor) -> torch.Tensor:
     classes = torch.arange(distance_logits.shape[1], device=distance_logits.device, dtype=distance_logits.dtype)
     expected = (distance_logits.softmax(dim=1) * classes).sum(dim=1, keepdim=True)
     return (1.0 - VALUE_PER_MOVE * expected).clamp(-1.0, 1.0)
-
-
-def save_checkpoint(model: nn.Module, path: str = DEFAULT_CHECKPOINT) -> None:
-    """Save the bare ``state_dict`` atomically (tensors moved to CPU, so any machine loads it)."""
-    state = {k: v.detach().cpu() for k, v in model.state_dict().items()}
-    atomic_write(path, lambda f: torch.save(state, f))
-
-
-def load_state_dict(path: str) -> dict:
-    """Read a checkpoint safely (``weights_only=True``, CPU ``map_location``) or raise CheckpointError."""
-    problem = not_a_file(path)  # a FIFO is never opened: it would wait for a writer
-    if problem:
-        raise CheckpointError(f"checkpoint '{path}' {problem}.")
-    try:
-        with warnings.catch_warnings():  # torch warns on some damaged files before failing: one message is enough
-            warnings.simplefilter("ignore")
-            state = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as exc:  # pickle errors, truncated zip, ... all mean "not a checkpoint"
-        raise CheckpointError(
-            f"checkpoint '{path}' is corrupt or not a PyTorch state_dict ({type(exc).__name__})."
-        ) from None
-    problem = unusable_tensor(state)
-    if problem is not None:
-        raise CheckpointError(f"checkpoint '{path}' is damaged: {problem}.")
-    if isinstance(state, dict) and "model" in state and isinstance(state["model"], dict):
-        state = state["model"]
-    if not isinstance(state, dict):
-        raise CheckpointError(f"checkpoint '{path}' does not hold a state_dict.")
-    check_weights(state, path)
-    return state
-
-
-def unusable_tensor(obj, name: str = "") -> str | None:
-    """What is wrong with the first tensor in ``obj`` (a tensor, or dicts, lists and tuples of
-    them, as ``torch.load`` returns) that holds no plain numbers: a sparse, quantized or meta
-    (shape only, no data) tensor, named by its path of keys; None if there is none. Such
-    tensors load with ``weights_only=True`` and fail later, with a traceback, in whatever reads
-    them: every loader of checkpoints and training states asks this first."""
-    if torch.is_tensor(obj):
-        if obj.is_meta:
-            kind = "a meta tensor (a shape without data)"
-        elif obj.layout != torch.strided:
-            kind = f"a {str(obj.layout).removeprefix('torch.')} tensor"
-        elif obj.is_quantized:
-            kind = "a quantized tensor"
-        else:
-            return None
-        return f"'{name}' is {kind}, not a plain dense one"
-    if isinstance(obj, dict):
-        items = obj.items()
-    elif isinstance(obj, (list, tuple)):
-        items = enumerate(obj)
-    else:
-        return None
-    for key, value in items:
-        problem = unusable_tensor(value, f"{name}.{key}" if name else str(key))
-        if problem is not None:
-            return problem
-    return None
-
-
-def check_weights(state: dict, path: str) -> None:
-    """Raise CheckpointError (one sentence naming ``path`` and the first bad entry) unless
-    every key is a string and every tensor holds finite floating-point numbers: NaN, Inf or
-    integer weights would load and solve nothing."""
-    for key, value in state.items():
-        if not isinstance(key, str):
-            raise CheckpointError(f"checkpoint '{path}' is damaged: it has a non-string key {key!r}.")
-        if key in MARKERS:  # markers, not weights
-            continue
-        if not isinstance(value, torch.Tensor):
-            raise CheckpointError(f"checkpoint '{path}' is damaged: '{key}' is a {type(value).__name__}, not a tensor.")
-        if not value.is_floating_point():
-            raise CheckpointError(
-                f"checkpoint '{path}' is damaged: tensor '{key}' is {value.dtype}, not floating point."
-            )
-        if not bool(torch.isfinite(value).all()):
-            raise CheckpointError(f"checkpoint '{path}' is damaged: tensor '{key}' holds NaN or infinite values.")
-
-
-def distance_classes_of(state: dict) -> int:
-    """The ``distance_classes`` of a state_dict: the rows of its value head when more than one."""
-    head = state.get("value_head.weight")
-    rows = head.shape[0] if isinstance(head, torch.Tensor) and head.ndim == 2 else 1
-    return rows if rows > 1 else 0
-
-
-def hidden_sizes_of(state: dict) -> tuple[int, ...]:
-    """The hidden layer sizes of a state_dict: the rows of each body Linear (``body.0``,
-    ``body.3``, ... : Linear, LayerNorm, ReLU per layer; a cubie-pair first layer's table columns);
-    ``HIDDEN_SIZES`` when it has none."""
-    table = state.get(PAIR_TABLE)
-    sizes = [int(table.shape[1])] if isinstance(table, torch.Tensor) and table.dim() == 2 else []
-    while isinstance(weight := state.get(f"body.{3 * len(sizes)}.weight"), torch.Tensor) and weight.dim() == 2:
-        sizes.append(int(weight.shape[0]))
-    return tuple(sizes) or HIDDEN_SIZES
-
-
-def go_size_of(state: dict) -> int | None:
-    """The board size of a Go network's state_dict (``Go_Net.GoNet``), None for a cube's."""
-    marker = state.get(GO_SIZE_KEY)
-    return int(marker.item()) if isinstance(marker, torch.Tensor) and marker.numel() == 1 else None
-
-
-def is_canonical(state: dict) -> bool:
-    """Whether a state_dict belongs to a ``PolicyValueNet(canonical_orientation=True)``."""
-    return CANONICAL_KEY in state
-
-
-def model_from_state(
-    state: dict,
-    path: str,
-    canonical_orientation: bool = False,
-    canonical_symmetry: bool = False,
-    distance_classes: int = 0,
-) -> PolicyValueNet:
-    """A ``PolicyValueNet`` holding the weights of ``state`` (read from ``path``). It
-    canonicalises orientations (and symmetries) if ``state`` did or the flags ask for it:
-    a plain network's weights then start a canonicalising one. Its value head (scalar, or
-    ``distance_classes`` rows) and its hidden layer sizes are the ones ``state`` holds."""
-    obs_dim, act_dim = state_dims(state)
-    try:
-        model = PolicyValueNet(
-            obs_dim,
-            act_dim,
-            canonical_orientation=canonical_orientation or is_canonical(state),
-            canonical_symmetry=canonical_symmetry or SYMMETRY_KEY in state,
-            distance_classes=distance_classes_of(state) if "value_head.weight" in state else distance_classes,
-            hidden_sizes=hidden_sizes_of(state),
-            pair_input=PAIR_KEY in state,
-        )
-    except ValueError as exc:
-        raise CheckpointError(f"checkpoint '{path}' cannot be built: {exc}.") from None
-    weights = {k: v for k, v in state.items() if k not in MARKERS}
-    try:
-        missing, unexpected = model.load_state_dict(weights, strict=False)
-    except (RuntimeError, KeyError):
-        missing = unexpected = ["shapes"]
-    if [k for k in missing if k not in MARKERS] or unexpected:
-        raise CheckpointError(f"checkpoint '{path}' does not fit PolicyValueNet (wrong keys or shapes).")
-    return model
-
-
-def state_dims(state: dict) -> tuple[int, int]:
-    """``(obs_dim, act_dim)`` of the network a state_dict holds, read from its layer shapes when
-    they are a registered game's (``Games.GAMES``: the puzzles, and games such as the tests'
-    tic-tac-toe); else the 2x2's 144 and 12, so that ``model_from_state`` reports the shapes that
-    do not fit (a network of another size is a damaged file, not a new game)."""
-    first, policy, table = state.get(FIRST_LAYER), state.get(POLICY_LAYER), state.get(PAIR_TABLE)
-    obs_dim = first.shape[1] if isinstance(first, torch.Tensor) and first.dim() == 2 else OBS_DIM_2X2
-    if isinstance(table, torch.Tensor) and table.dim() == 2:
-        obs_dim = obs_dim_of_table(table.shape[0]) or OBS_DIM_2X2
-    act_dim = policy.shape[0] if isinstance(policy, torch.Tensor) and policy.dim() == 2 else NUM_ACTIONS
-    if (obs_dim, act_dim) not in {(int(np.prod(g.obs_shape)), g.num_actions) for g in GAMES.values()}:
-        return OBS_DIM_2X2, NUM_ACTIONS
-    return int(obs_dim), int(act_dim)
-
-
-def load_model(path: str, device: torch.device | str = "cpu", puzzle=None) -> PolicyValueNet:
-    """A ``PolicyValueNet`` with the weights of ``path``, in eval mode, on ``device``. With a
-    ``puzzle`` (a ``Puzzles.Puzzle`` or its name), a network made for another cube raises
-    CheckpointError (one sentence); so does a Go network (``Go_Net``), with or without one."""
-    state = load_state_dict(path)
-    if (size := go_size_of(state)) is not None:
-        raise CheckpointError(f"checkpoint '{path}' is a Go network for {size}x{size}, not a cube's.")
-    if puzzle is not None:
-        puzzle = get_puzzle(puzzle)
-        obs_dim, act_dim = state_dims(state)
-        if (obs_dim, act_dim) != (puzzle.obs_dim, puzzle.num_actions):
-            made_for = [p.name for p in PUZZLES.values() if p.obs_dim == obs_dim]
-            what = f"the {made_for[0]}" if made_for else f"{obs_dim} inputs"
-            raise CheckpointError(f"checkpoint '{path}' is a network for {what}, not the {puzzle.name}.")
-    return model_from_state(state, path).to(device).eval()
-
-
-def find_and_load_model(checkpoint: str | None, device: torch.device | str, puzzle=None) -> tuple[PolicyValueNet, str]:
-    """``(model, path)`` as every script loads it: the model file looked up (``Run_IO.find_checkpoint``:
-    ``checkpoint``, else the puzzle's model file name in ./, else in pretrained/) and loaded in eval mode
-    on ``device`` (resolved already: ``Cli.resolve_device``). ``puzzle`` (a ``Puzzles.Puzzle`` or its name;
-    None: the 2x2 without a check): a model made for another cube is refused. Raises CheckpointError
-    (one sentence)."""
-    path = find_checkpoint(checkpoint, get_puzzle(puzzle).checkpoint)
-    return load_model(path, device, puzzle), path

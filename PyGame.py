@@ -51,6 +51,7 @@ import numpy as np
 import pygame
 import torch
 
+from cube.Cube_Checkpoints import find_and_load_model
 from cube.Puzzles import Puzzle, add_puzzle_flag, get_puzzle, puzzle_name
 from cube.Solvers import (
     NETWORK_SOLVERS,
@@ -80,11 +81,10 @@ from gui.Gui_Theme import (
     save_png,
 )
 from gui.Gui_Window import Window
-from Policy_Value_Net import CheckpointError, find_and_load_model
 from Rubik2x2Env import ACTION_FACE, MOVE_NAMES, format_moves, parse_moves
 from run import Cli
 from run.Cli import DeviceError, add_checkpoint_flag, add_device_flag, fail, resolve_device
-from run.Run_IO import OutputError, check_writable
+from run.Run_IO import CheckpointError, OutputError, check_writable
 
 # --------------------------------------------------------------------------- constants
 WIDTH, HEIGHT = 960, 680

@@ -25,7 +25,7 @@ from tqdm.auto import tqdm
 from Action_MCTS import pick_action_from_mcts, pick_actions_batch
 from engine.Games import DEFAULT_GAME, Game, get_game
 from engine.Precision import eval_mode
-from engine.Search_Tree import C_PUCT, take_rows
+from engine.Search_Tree import take_rows
 from engine.Value_Scale import solved_value
 from MCTS_Core import MCTS, Evaluator
 
@@ -194,7 +194,7 @@ def play_episodes(
     temperature: float = 1.0,
     rng: np.random.Generator | None = None,
     device=None,
-    c_puct: float = C_PUCT,
+    c_puct: float | None = None,
     use_cache: bool = True,
     progress: bool = False,
     desc: str = "self-play",
@@ -232,7 +232,7 @@ def play_greedy(
     *,
     device,
     seed: int,
-    c_puct: float = C_PUCT,
+    c_puct: float | None = None,
     progress: bool = False,
     desc: str = "eval",
     mcts: MCTS | None = None,
@@ -263,7 +263,7 @@ def greedy_solve(
     max_steps: int,
     *,
     device=None,
-    c_puct: float = C_PUCT,
+    c_puct: float | None = None,
     evaluator: Evaluator | None = None,
 ) -> Iterator[int]:
     """Solve the cube of ``env`` (a ``Rubik2x2Env``) by greedy MCTS, the way ``test.py``
@@ -300,7 +300,7 @@ def generate_self_play_data(
     temperature: float = 1.0,
     device=None,
     rng: np.random.Generator | None = None,
-    c_puct: float = C_PUCT,
+    c_puct: float | None = None,
     use_cache: bool = True,
     progress: bool = False,
     return_results: bool = False,

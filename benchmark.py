@@ -45,14 +45,14 @@ import time
 import numpy as np
 import torch
 
+from cube.Cube_Checkpoints import load_model
 from cube.Seed_System_Targets import VALUE_SCALES
 from cube.Solvers import SOLVERS, SolverOptions, solve_cubes
 from Optimal_Solver import MAX_DISTANCE, get_solver
-from Policy_Value_Net import CheckpointError, load_model
 from run import Cli, Process_Signals
 from run.Cli import DeviceError, HelpFormatter, add_device_flag, fail, int_in, positive_float, resolve_device
 from run.Input_Echo import shown
-from run.Run_IO import OutputError, atomic_write, check_writable
+from run.Run_IO import CheckpointError, OutputError, atomic_write, check_writable
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 TRAINERS = ("selfplay", "lookahead", "adi", "scramble")

@@ -80,6 +80,7 @@ import time
 import numpy as np
 import torch
 
+from cube.Cube_Checkpoints import load_model
 from cube.Evaluation_All_Positions import ALL_POSITIONS_SAMPLE, AllPositionsError, all_positions_mode, write_jsonl
 from cube.Evaluation_Modes import (
     ScrambleFileError,
@@ -103,7 +104,7 @@ from cube.Evaluation_Report import (
     scramble_range_table,
     scramble_records_table,
 )
-from cube.Puzzles import Puzzle, add_puzzle_flag, get_puzzle
+from cube.Puzzles import C_PUCT, Puzzle, add_puzzle_flag, get_puzzle
 from cube.Solvers import (
     NETWORK_SOLVERS,
     SolverOptions,
@@ -117,10 +118,8 @@ from cube.Solvers import (
 )
 from go import Go_Args, Go_Match
 from Optimal_Solver import MAX_DISTANCE, get_solver
-from Policy_Value_Net import CheckpointError, load_model
 from run import Cli, Workers
 from run.Cli import (
-    C_PUCT,
     EVAL_SIMULATIONS,
     MAX_MOVES,
     DeviceError,
@@ -131,7 +130,15 @@ from run.Cli import (
     resolve_device,
     show_progress,
 )
-from run.Run_IO import OutputError, check_writable, find_checkpoint, read_json, remove_stale_temps, write_json
+from run.Run_IO import (
+    CheckpointError,
+    OutputError,
+    check_writable,
+    find_checkpoint,
+    read_json,
+    remove_stale_temps,
+    write_json,
+)
 
 SCRAMBLE_RESULT_FILE = "eval_scramble_result.json"
 SCRAMBLES_RESULT_FILE = "eval_scrambles.json"

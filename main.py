@@ -50,12 +50,13 @@ from cube.Puzzles import get_puzzle
 from cube.Run_State import Run
 from cube.Seed_System_Targets import SEED_TARGETS, seed_training_sample
 from cube.Solvers import SolverOptions
-from engine.Gumbel_MCTS import gumbel_self_play
+from engine.Gumbel_Self_Play import gumbel_self_play
 from evaluate import ScrambleEvaluator
 from go import Go_Args, Go_Run
 from Plot_Scatter import METRIC_KEYS, MetricsLogger
-from Policy_Value_Net import PolicyValueNet, load_state_dict
+from Policy_Value_Net import PolicyValueNet
 from run import Cli, Workers
+from run.Checkpoints import load_state_dict
 from run.Cli import resolve_device, show_progress
 from run.Run_Loop import LoopSettings, check_finite, run_training
 from Self_Play import generate_self_play_data

@@ -33,7 +33,8 @@ import time
 
 import torch
 
-from cube.Puzzles import Puzzle, add_puzzle_flag, get_puzzle
+from cube.Cube_Checkpoints import find_and_load_model, load_model
+from cube.Puzzles import C_PUCT, Puzzle, add_puzzle_flag, get_puzzle
 from cube.Solvers import (
     NETWORK_SOLVERS,
     SolverOptions,
@@ -45,11 +46,10 @@ from cube.Solvers import (
 )
 from go import Go_Args, Go_Match
 from Optimal_Solver import get_solver
-from Policy_Value_Net import CheckpointError, PolicyValueNet, find_and_load_model, load_model
+from Policy_Value_Net import PolicyValueNet
 from Rubik2x2Env import MOVE_NAMES, format_moves, parse_moves
 from run import Cli
 from run.Cli import (
-    C_PUCT,
     MAX_MOVES,
     DeviceError,
     HelpFormatter,
@@ -58,12 +58,13 @@ from run.Cli import (
     fail,
     resolve_device,
 )
+from run.Run_IO import CheckpointError
 from Self_Play import greedy_solve
 
 
 def load_network_in_eval_mode(path: str, device) -> PolicyValueNet:
     """The original's ``load_model`` helper, renamed so as not to shadow
-    ``Policy_Value_Net.load_model``: a ``PolicyValueNet`` with the weights of ``path``, in eval
+    ``Cube_Checkpoints.load_model``: a ``PolicyValueNet`` with the weights of ``path``, in eval
     mode, on ``device``. Raises ``CheckpointError`` (one sentence) for a missing or corrupt file."""
     return load_model(path, device)
 

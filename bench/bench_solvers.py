@@ -20,8 +20,9 @@ import torch
 import common  # noqa: F401  (import paths)
 from common import Cli, timed
 from cube import Solvers as S
+from cube.Cube_Checkpoints import load_model
 from Optimal_Solver import get_solver
-from Policy_Value_Net import CheckpointError, load_model
+from run.Run_IO import CheckpointError
 
 MCTS = "mcts 200 sims"
 CONFIGS = {

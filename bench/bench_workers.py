@@ -20,8 +20,8 @@ import torch
 
 import common  # noqa: F401
 from common import Cli, random_net, timed
+from cube.Puzzles import C_PUCT
 from run import Workers
-from run.Cli import C_PUCT
 from Self_Play import generate_self_play_data
 
 

@@ -12,9 +12,11 @@ sys.path[:0] = [ROOT, os.path.join(ROOT, "tests")]
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from Policy_Value_Net import CheckpointError, PolicyValueNet, load_model  # noqa: E402
+from cube.Cube_Checkpoints import load_model  # noqa: E402
+from Policy_Value_Net import PolicyValueNet  # noqa: E402
 from Rubik2x2Env import batch_onehot  # noqa: E402
 from run import Cli  # noqa: E402, F401  (the scripts' flag types and run_script: ``from common import Cli``)
+from run.Run_IO import CheckpointError  # noqa: E402
 
 
 def load_3x3_model(path: str, threads: int) -> PolicyValueNet:

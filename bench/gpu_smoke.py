@@ -192,7 +192,7 @@ def loads_on_cpu(path: Path, run_name: str) -> str | None:
 
             load_go_model(str(path), device="cpu")
         else:
-            from Policy_Value_Net import load_model
+            from cube.Cube_Checkpoints import load_model
 
             load_model(str(path), "cpu", puzzle="3x3" if run_name == "3x3" else None)
     except Exception as exc:  # noqa: BLE001 (any failure is the finding)
@@ -207,8 +207,8 @@ def check_networks(work: Path, args, say) -> list[str]:
     import numpy as np
     import torch
 
+    from cube.Cube_Checkpoints import load_model
     from go.Go_Net import load_go_model
-    from Policy_Value_Net import load_model
 
     rng = np.random.default_rng(args.seed)
     failures = []
@@ -346,7 +346,7 @@ def check_speed(work: Path, args, say) -> list[str]:
     import numpy as np
     import torch
 
-    from Policy_Value_Net import load_model
+    from cube.Cube_Checkpoints import load_model
 
     model = load_model(str(ROOT / "pretrained" / "rubik3x3_policy_value.pt"), "cpu", puzzle="3x3")
     inputs = network_inputs("3x3", np.random.default_rng(args.seed))

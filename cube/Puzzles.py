@@ -32,6 +32,9 @@ from engine.Value_Scale import VALUE_PER_MOVE
 from Optimal_Solver import get_solver
 
 DEFAULT_PUZZLE = DEFAULT_GAME  # the engine's default game is the 2x2
+#: PUCT's exploration constant on the cubes (the original's): ``Puzzle.c_puct``, which the search reads
+#: when it is given none, and the default of the cube scripts' ``--c-puct``.
+C_PUCT = 1.3
 
 
 def value_as_moves(values, per_move: float = VALUE_PER_MOVE, at_least: float | None = None) -> np.ndarray:
@@ -154,6 +157,8 @@ class Puzzle:
     discount = 1.0
     #: The original's MCTS updates the leaf edge twice per simulation (Search_Tree's quirk).
     leaf_quirk = True
+    #: The PUCT constant of a search given none (Games.Game.c_puct).
+    c_puct = C_PUCT
 
     @property
     def obs_shape(self) -> tuple[int, ...]:

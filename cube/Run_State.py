@@ -17,12 +17,15 @@ import numpy as np
 import torch
 
 from cube.All_Positions import NUM_CLASSES
+from cube.Cube_Checkpoints import model_from_state
 from cube.Puzzles import PUZZLES, get_puzzle
 from cube.Value_Sweep import Sweeper
 from Plot_Scatter import METRIC_KEYS
-from Policy_Value_Net import CheckpointError, PolicyValueNet, go_size_of, model_from_state
+from Policy_Value_Net import PolicyValueNet
 from run import Cli
+from run.Checkpoints import go_size_of
 from run.Run_Files import RunError, all_finite, check_memory_needs, is_int
+from run.Run_IO import CheckpointError
 
 #: The format of the cube's training state file; a file of another version is refused.
 STATE_VERSION = 1

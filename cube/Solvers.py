@@ -9,7 +9,7 @@ Solvers (``SOLVERS``, chosen by name with ``solve_cubes`` or ``--solver``):
 * ``beam``, ``astar``, ``bestfirst``: the tree searches of ``Tree_Searches`` (beam search on the
   value or the policy, DeepCubeA's batch weighted A*, seed 003's best-first search without a
   network), many cubes in lockstep.
-* ``gumbel``: Gumbel AlphaZero root search (``Gumbel_MCTS.play_gumbel_episodes``), played
+* ``gumbel``: Gumbel AlphaZero root search (``Gumbel_Self_Play.play_gumbel_episodes``), played
   greedily (``gumbel_scale`` 0: the Sequential Halving winner each move, deterministic),
   ``sims`` simulations per move, all cubes in lockstep. ``nodes`` = simulations run.
 
@@ -56,7 +56,7 @@ import torch
 
 from cube.Cube_Model import NO_ACTION, SYMMETRY_COUNT
 from cube.End_Table import MAX_END_RADIUS, end_table
-from cube.Puzzles import PUZZLES, Puzzle, get_puzzle
+from cube.Puzzles import C_PUCT, PUZZLES, Puzzle, get_puzzle
 from cube.Solver_Base import (
     PolicyFn,
     SolveResult,
@@ -72,8 +72,7 @@ from cube.Solver_Base import (
 from cube.Solver_Views import MAX_VIEWS, solve_from_views, view_count_limit
 from cube.Tree_Searches import BEAM_RANKS, astar_lockstep, beam_lockstep, beam_widening, bestfirst
 from engine import Precision
-from engine.Gumbel_MCTS import play_gumbel_episodes
-from engine.Search_Tree import C_PUCT
+from engine.Gumbel_Self_Play import play_gumbel_episodes
 from engine.Value_Scale import greedy_choice
 from MCTS_Core import MCTS
 from Rubik2x2Env import MAX_MOVES

@@ -8,21 +8,21 @@ from __future__ import annotations
 
 import argparse
 
-from cube.Puzzles import PUZZLES, add_puzzle_flag, get_puzzle
+from cube.Puzzles import C_PUCT, PUZZLES, add_puzzle_flag, get_puzzle
 from cube.Seed_System_Targets import SEED_TARGETS
 from cube.Solvers import SOLVER_NAMES, solver_puzzle_problem
 from engine import Precision
-from engine.Gumbel_MCTS import BOOTSTRAP_STEPS, SEARCH_VALUE_TARGETS, SEARCH_VALUES
+from engine.Gumbel_Self_Play import BOOTSTRAP_STEPS, SEARCH_VALUE_TARGETS, SEARCH_VALUES
+from engine.Search_Tree import SEARCHES
 from Optimal_Solver import MAX_DISTANCE
 from Policy_Value_Net import HIDDEN_SIZES
 from run import Cli, Workers
-from run.Cli import C_PUCT, EVAL_SIMULATIONS, MAX_MOVES, Flag, add_device_flag
+from run.Cli import EVAL_SIMULATIONS, MAX_MOVES, Flag, add_device_flag
 from run.Recipes import RECIPES, recipe_text
 from Self_Play import VALUE_TARGETS
 from Train_Network import VALUE_LOSSES, VALUE_WEIGHT
 
 TARGET_SOURCES = ("selfplay", "lookahead", "sweep", *SEED_TARGETS)
-SEARCHES = ("puct", "gumbel")  # --search
 LR_SCHEDULES = ("constant", "cosine", "cosine-time")
 #: What --targets the 3x3 trains with: those that read no 2x2-only machinery (MCTS, sweep tables).
 TARGETS_3X3 = ("diffusion", "scramble", "adi")

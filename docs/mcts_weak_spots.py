@@ -30,10 +30,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import numpy as np  # noqa: E402
 from value_by_distance import class_distances, class_outputs, print_table  # noqa: E402
 
+from cube.Cube_Checkpoints import load_model  # noqa: E402
+from cube.Puzzles import C_PUCT  # noqa: E402
 from Optimal_Solver import MAX_DISTANCE, get_solver  # noqa: E402
-from Policy_Value_Net import CheckpointError, load_model  # noqa: E402
 from run import Cli  # noqa: E402
-from run.Run_IO import OutputError, check_writable  # noqa: E402
+from run.Run_IO import CheckpointError, OutputError, check_writable  # noqa: E402
 
 
 def prior_ratio(policy: np.ndarray, closer: np.ndarray) -> np.ndarray:
@@ -91,7 +92,7 @@ def main(argv=None) -> int:
         Cli.MAX_MOVES,
         device=torch.device("cpu"),
         seed=args.seed,
-        c_puct=Cli.C_PUCT,
+        c_puct=C_PUCT,
         progress=Cli.show_progress(not args.no_progress),
         desc="weak spots",
     )

@@ -31,12 +31,14 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 import Optimal_Solver  # noqa: E402
+from cube.Cube_Checkpoints import model_from_state  # noqa: E402
 from cube.Lookahead_Targets import scramble_path_states  # noqa: E402
 from cube.Puzzles import VALUE_PER_MOVE  # noqa: E402
-from Policy_Value_Net import CheckpointError, PolicyValueNet, load_state_dict, model_from_state, save_checkpoint  # noqa: E402
+from Policy_Value_Net import PolicyValueNet  # noqa: E402
 from Rubik2x2Env import MOVE_PERMS, NUM_ACTIONS, NUM_STICKERS, batch_onehot  # noqa: E402
 from run import Cli  # noqa: E402
-from run.Run_IO import OutputError, check_writable  # noqa: E402
+from run.Checkpoints import load_state_dict, save_checkpoint  # noqa: E402
+from run.Run_IO import CheckpointError, OutputError, check_writable  # noqa: E402
 from Train_Network import alphazero_loss  # noqa: E402
 
 DISTANCES = range(1, Optimal_Solver.MAX_DISTANCE + 1)

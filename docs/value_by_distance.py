@@ -32,12 +32,13 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
+from cube.Cube_Checkpoints import load_model  # noqa: E402
 from cube.Lookahead_Targets import greedy_policy_solve_rate  # noqa: E402
 from cube.Puzzles import VALUE_PER_MOVE, value_as_moves  # noqa: E402
 from Optimal_Solver import MAX_DISTANCE, get_solver  # noqa: E402
-from Policy_Value_Net import CheckpointError, load_model  # noqa: E402
 from Rubik2x2Env import MAX_MOVES, NUM_ACTIONS, batch_apply_moves, batch_onehot  # noqa: E402
 from run import Cli  # noqa: E402
+from run.Run_IO import CheckpointError  # noqa: E402
 
 
 def probe(model, solver, runs: int, seed: int) -> list[tuple[int, float, float, float, float]]:

@@ -22,11 +22,12 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import numpy as np  # noqa: E402
 
+from cube.Cube_Checkpoints import load_model  # noqa: E402
 from cube.Puzzles import value_as_moves  # noqa: E402
-from engine.Gumbel_MCTS import gumbel_self_play  # noqa: E402
+from engine.Gumbel_Self_Play import gumbel_self_play  # noqa: E402
 from Optimal_Solver import MAX_DISTANCE, get_solver  # noqa: E402
-from Policy_Value_Net import CheckpointError, load_model  # noqa: E402
 from run import Cli  # noqa: E402
+from run.Run_IO import CheckpointError  # noqa: E402
 
 #: (row name, --search-value, --value-target, --bootstrap-steps)
 TARGETS = [

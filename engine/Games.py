@@ -69,6 +69,9 @@ class Game(Protocol):
     # Optional: ``with_room(state, moves) -> State``, the state made ready for ``moves`` more steps. A game
     # whose state arrays grow with the game (Go's superko history) has it; ``Search_Tree`` calls it at the
     # root, so that every state of one tree has the same array widths.
+    # Optional: ``c_puct: float``, the PUCT constant ``MCTS_Core.MCTS`` searches the game with when it is
+    # given none (the cubes': ``Puzzles.C_PUCT``). A game without one (Go: its recipe's and its agents'
+    # flags set theirs) is searched with the c_puct its caller passes.
 
 
 DEFAULT_GAME = "2x2"

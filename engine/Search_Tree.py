@@ -32,8 +32,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-#: PUCT's exploration constant (the original's); ``Cli`` re-exports it for the command lines.
-C_PUCT = 1.3
+#: The searches on this tree, as self-play's ``--search`` names them (the cube's and Go's): PUCT
+#: (``MCTS_Core``) and Gumbel AlphaZero (``Gumbel_MCTS``).
+SEARCHES = ("puct", "gumbel")
 UNVISITED = -1  # children value of a child that has no node yet
 N_ROW, W_ROW = 0, 1  # rows of the per-node statistics block; the search's rows follow
 
@@ -107,11 +108,14 @@ class SearchTree:
         raise AttributeError(name)
 
     # -- expansion ----------------------------------------------------------------------
-    def expand(self, nodes: np.ndarray, legal: np.ndarray, evaluator: Evaluator) -> np.ndarray:
+    def expand(
+        self, nodes: np.ndarray, legal: np.ndarray, evaluator: Evaluator, priors_to_rows: PriorRows | None = None
+    ) -> np.ndarray:
         """Evaluate the non-terminal ``nodes`` ``[k]`` (``legal`` ``[k, A]``), store their rows.
 
         Returns the leaf values ``[k]`` float64: ``game.terminal_value`` of terminal nodes
-        (stored, never expanded), the evaluator's value of the others.
+        (stored, never expanded), the evaluator's value of the others. ``priors_to_rows`` replaces
+        the tree's for these nodes (a search's roots: root noise, ``MCTS_Core.RootNoise``).
         """
         state = take_rows(self.state, nodes)
         terminal = self.game.is_terminal(state)
@@ -123,7 +127,8 @@ class SearchTree:
         if len(todo):
             n = nodes[todo]
             priors, v = evaluator(self.game.eval_input(take_rows(state, todo)))
-            self.stats[n, 2:] = self.priors_to_rows(priors.astype(np.float64), legal[todo])
+            rows = self.priors_to_rows if priors_to_rows is None else priors_to_rows
+            self.stats[n, 2:] = rows(priors.astype(np.float64), legal[todo])
             self.raw_value[n] = values[todo] = v
             self.expanded[n] = True
         return values

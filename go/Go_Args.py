@@ -10,7 +10,8 @@ import argparse
 import dataclasses
 import sys
 
-from go.Go_Training import SEARCHES, GoRecipe
+from engine.Search_Tree import SEARCHES
+from go.Go_Training import GoRecipe
 from run import Cli, Workers
 from run.Recipes import GO_RECIPES, recipe_text
 

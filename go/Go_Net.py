@@ -8,10 +8,10 @@ is ``Go_Game.GoGame.encode``'s planes, ``2*history + 1`` of them (17: the seed's
 ``forward`` gives ``(logits (B, N*N+1), value (B, 1))`` as ``PolicyValueNet`` does, so the engine's
 ``NetworkEvaluator`` and ``Train_Network.alphazero_loss`` read it unchanged.
 
-Checkpoints go through ``Policy_Value_Net.save_checkpoint`` / ``load_state_dict`` (a bare state_dict,
+Checkpoints go through ``run.Checkpoints.save_checkpoint`` / ``load_state_dict`` (a bare state_dict,
 written atomically, read with ``weights_only=True``). The network's buffer ``go_board_size``
-(``Policy_Value_Net.GO_SIZE_KEY``, a float tensor holding N) marks a Go checkpoint and its size: the cube
-loader (``load_model``) refuses a file that has it, and ``load_go_model`` one that lacks it or has
+(``run.Checkpoints.GO_SIZE_KEY``, a float tensor holding N) marks a Go checkpoint and its size: the cube
+loader (``Cube_Checkpoints.load_model``) refuses a file that has it, and ``load_go_model`` one that lacks it or has
 another size, each with one sentence. Planes, filters and blocks are read back from the layer shapes.
 """
 
@@ -23,7 +23,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from Policy_Value_Net import GO_SIZE_KEY, go_size_of, load_state_dict
+from run.Checkpoints import GO_SIZE_KEY, go_size_of, load_state_dict
 from run.Run_IO import CheckpointError
 
 FILTERS, BLOCKS, VALUE_HIDDEN = 64, 4, 128  # the seed's

@@ -20,9 +20,9 @@ from go import Go_Args
 from go.Go_Net import GoNet, load_go_model
 from go.Go_Training import GameBuffer, GoRecipe, make_optimizer, recipe_table, train_iteration
 from Plot_Scatter import MetricsLogger, pyplot, save_figure
-from Policy_Value_Net import CheckpointError
 from run import Workers
 from run.Run_Files import check_memory_needs, is_int
+from run.Run_IO import CheckpointError
 from run.Run_Loop import check_finite, rng_from_state
 
 GO_STATE_VERSION = 1

@@ -45,7 +45,7 @@ from engine.Precision import eval_mode
 from go.Arena import agent_player, run_match
 from go.Go_Game import DEFAULT_HISTORY, GoGame, go_game
 from go.Go_Net import BLOCKS, FILTERS, GoNet
-from MCTS_Core import MCTS, NetworkEvaluator
+from MCTS_Core import MCTS, NetworkEvaluator, RootNoise
 from Self_Play import OUTCOME_TARGET, SIMULATIONS, EpisodeResults, play_lockstep, take_rows, visits_to_policy
 from Train_Network import alphazero_loss
 
@@ -89,7 +89,7 @@ class GoRecipe:
     # Above 0: a training sample whose value the network puts below -hopeless for its player to move trains
     # the value only, not the policy (as KataGo's soft resignation; why: docs/design_notes.md, "hopeless")
     hopeless: float = 0.0
-    search: str = "puct"  # self-play's search: SEARCHES
+    search: str = "puct"  # self-play's search: Search_Tree.SEARCHES
     gate_games: int = 30  # the seed's arena after each iteration's training (0: none; ``gate``)
     gate_threshold: float = 0.55  # the trained network is kept if it scores more than this share
 
@@ -104,7 +104,6 @@ class GoRecipe:
         return GoNet(self.size, self.game().obs_shape[0], self.filters, self.blocks)
 
 
-SEARCHES = ("puct", "gumbel")  # --search
 #: The state batch's key of each game's index in a ``play_games`` call (the rules ignore keys they do not
 #: know), so that a chooser knows which games' generators draw for the games still on.
 GAME_INDEX = "game_index"
@@ -129,32 +128,17 @@ class ChunkedEvaluator(NetworkEvaluator):
         return tuple(np.concatenate(part)[: len(inputs)] for part in zip(*parts))
 
 
-class NoisyRootMCTS(MCTS):
-    """PUCT search whose roots' priors get Dirichlet noise: ``(1 - fraction) P + fraction Dir(alpha)`` over
-    each root's legal moves, root ``b`` drawing from ``root_rngs[b]`` (set before each search, one generator
-    per root). The roots are the first nodes a search expands (``MCTS.search``), so the first
-    ``_priors_to_rows`` call of each search is the roots'; the network's cached outputs stay clean."""
+def dirichlet_noise(alpha: float, fraction: float, root_rngs: list[np.random.Generator]) -> RootNoise:
+    """The search's root noise of self-play: ``(1 - fraction) P + fraction Dir(alpha)`` over each root's legal
+    moves, root ``b`` drawing from ``root_rngs[b]`` (each game's own generator, so a game's noise does not
+    depend on which other games share its search)."""
 
-    def __init__(self, *args, alpha: float, fraction: float, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.alpha, self.fraction = alpha, fraction
-        self.root_rngs: list[np.random.Generator] = []
-        self._roots_next = False
+    def draw(legal: np.ndarray) -> np.ndarray:
+        if len(root_rngs) != len(legal):
+            raise ValueError(f"root_rngs holds {len(root_rngs)} generators for {len(legal)} roots")
+        return np.concatenate([dirichlet_over(legal[b : b + 1], alpha, rng) for b, rng in enumerate(root_rngs)])
 
-    def search(self, roots, root_action_masks=None, *history):
-        self._roots_next = True
-        return super().search(roots, root_action_masks, *history)
-
-    def _priors_to_rows(self, priors: np.ndarray, legal: np.ndarray) -> np.ndarray:
-        if self._roots_next:
-            self._roots_next = False
-            if len(self.root_rngs) != len(priors):
-                raise ValueError(f"root_rngs holds {len(self.root_rngs)} generators for {len(priors)} roots")
-            noise = np.concatenate(
-                [dirichlet_over(legal[b : b + 1], self.alpha, rng) for b, rng in enumerate(self.root_rngs)]
-            )
-            priors = (1 - self.fraction) * priors + self.fraction * noise
-        return super()._priors_to_rows(priors, legal)
+    return RootNoise(fraction, draw)
 
 
 def dirichlet_over(legal: np.ndarray, alpha: float, rng: np.random.Generator) -> np.ndarray:
@@ -193,20 +177,15 @@ def puct_chooser(model, recipe: GoRecipe, game: GoGame, rngs: list[np.random.Gen
     The sampled colour (``sampled_side``) searches with its own settings where they differ."""
     evaluator = ChunkedEvaluator(model, game=game)  # one cache for both searches: the weights are fixed
 
-    def noisy_search(simulations: int, c_puct: float) -> NoisyRootMCTS:
-        return NoisyRootMCTS(
-            model,
-            c_puct=c_puct,
-            num_simulations=simulations,
-            evaluator=evaluator,
-            game=game,
-            alpha=recipe.dirichlet_alpha,
-            fraction=recipe.noise_fraction,
-        )
+    def new_search(simulations: int, c_puct: float) -> MCTS:
+        return MCTS(model, c_puct=c_puct, num_simulations=simulations, evaluator=evaluator, game=game)
 
-    search = noisy_search(recipe.simulations, recipe.c_puct)
+    def noise(games: np.ndarray) -> RootNoise:
+        return dirichlet_noise(recipe.dirichlet_alpha, recipe.noise_fraction, [rngs[g] for g in games])
+
+    search = new_search(recipe.simulations, recipe.c_puct)
     own = sampled_side_search(recipe)
-    sampled_search = search if own is None else noisy_search(*own)
+    sampled_search = search if own is None else new_search(*own)
     opening = recipe.opening()
     sampled_colour = sampled_colours(rngs, recipe.sampled_side)
     draws_all = recipe.sampled_temperature > 0  # 0: the sampled colour picks its moves as the other does
@@ -215,13 +194,11 @@ def puct_chooser(model, recipe: GoRecipe, game: GoGame, rngs: list[np.random.Gen
         """Each root's visit counts, the sampled colour's from its own search (each game's noise is drawn
         from its own generator, so the split changes no game)."""
         if sampled_search is search:
-            search.root_rngs = [rngs[g] for g in games]
-            return search.run_batch(states, masks)
+            return search.run_batch(states, masks, root_noise=noise(games))
         visits = np.zeros(masks.shape, np.float32)
         for chosen, rows in ((search, np.flatnonzero(~fallible)), (sampled_search, np.flatnonzero(fallible))):
             if len(rows):
-                chosen.root_rngs = [rngs[g] for g in games[rows]]
-                visits[rows] = chosen.run_batch(take_rows(states, rows), masks[rows])
+                visits[rows] = chosen.run_batch(take_rows(states, rows), masks[rows], root_noise=noise(games[rows]))
         return visits
 
     def choose(states: dict):

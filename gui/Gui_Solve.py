@@ -14,11 +14,11 @@ from typing import Callable
 
 import numpy as np
 
-from cube.Puzzles import Puzzle, get_puzzle
+from cube.Puzzles import C_PUCT, Puzzle, get_puzzle
 from cube.Solvers import SolverOptions, network_fns, solve_cubes
 from MCTS_Core import NetworkEvaluator
 from Rubik2x2Env import Rubik2x2Env, format_moves
-from run.Cli import C_PUCT, MAX_MOVES
+from run.Cli import MAX_MOVES
 from Self_Play import greedy_solve
 
 DEFAULT_SIMS = 200  # the original's solve_with_mcts default

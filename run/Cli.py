@@ -14,7 +14,6 @@ import os
 import re
 import sys
 
-from engine.Search_Tree import C_PUCT  # noqa: F401 - re-exported: the PUCT constant is the engine's
 from Rubik2x2Env import MAX_MOVES  # noqa: F401 - re-exported: the 2x2's episode cap is the scripts' default
 
 # The original project's defaults (faithfulness: the constants of its scripts).

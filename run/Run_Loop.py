@@ -27,8 +27,8 @@ import numpy as np
 import torch
 
 from Plot_Scatter import MetricsLogger
-from Policy_Value_Net import CheckpointError, load_state_dict, save_checkpoint, unusable_tensor
 from run import Cli
+from run.Checkpoints import load_state_dict, save_checkpoint, unusable_tensor
 from run.Run_Files import (
     Interrupted,
     InterruptGuard,
@@ -46,7 +46,7 @@ from run.Run_Files import (
     snapshot_path,
     state_path_for,
 )
-from run.Run_IO import OutputError, atomic_write, read_json
+from run.Run_IO import CheckpointError, OutputError, atomic_write, read_json
 
 #: Tests only: "ITERATION:SECONDS" = sleep that long between saving that iteration's training
 #: state and its outputs, so that a test can kill the run exactly there.

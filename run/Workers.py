@@ -37,6 +37,7 @@ import time
 import numpy as np
 import torch
 
+from cube.Cube_Checkpoints import model_from_state
 from cube.Evaluation_Modes import play_cubes
 from cube.Lookahead_Targets import lookahead_targets, scramble_path_states
 from cube.Puzzles import get_puzzle
@@ -44,9 +45,9 @@ from cube.Seed_System_Targets import seed_training_sample
 from engine.Precision import eval_mode
 from go import Go_Training
 from go.Go_Net import go_model_from_state
-from Policy_Value_Net import go_size_of, model_from_state
 from Rubik2x2Env import batch_scramble
 from run import Cli, Process_Signals
+from run.Checkpoints import go_size_of
 from run.Run_IO import REPO
 from Self_Play import EpisodeResults, play_episodes
 

@@ -54,7 +54,8 @@ def make_checkpoint(path: Path, neutral: bool = False) -> Path:
     net's saturated values can make the original's search miss it."""
     import torch
 
-    from Policy_Value_Net import PolicyValueNet, save_checkpoint
+    from Policy_Value_Net import PolicyValueNet
+    from run.Checkpoints import save_checkpoint
 
     torch.manual_seed(0)
     net = PolicyValueNet()

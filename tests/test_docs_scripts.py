@@ -137,7 +137,7 @@ def test_supervised_ceiling_trains_reports_and_saves(tmp_path):
     rows = [l for l in out.stdout.splitlines() if l.startswith("| ") and l[2].isdigit()]
     assert [r.split(" | ")[0] for r in rows] == ["| 0", "| 1", "| 2"]
     assert all(r.count(" / ") == 14 for r in rows)
-    from Policy_Value_Net import load_model
+    from cube.Cube_Checkpoints import load_model
 
     assert load_model(str(tmp_path / "net.pt")).canonical
     missing = run("supervised_ceiling.py", "--init", "nowhere.pt", cwd=tmp_path)

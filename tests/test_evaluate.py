@@ -23,14 +23,15 @@ import torch
 
 import evaluate
 import Optimal_Solver as OS
-import Policy_Value_Net
 from conftest import REPO
 from cube import Evaluation_All_Positions as EAP
 from cube import Evaluation_Modes as EM
+from cube.Cube_Checkpoints import load_model
 from Policy_Value_Net import PolicyValueNet
 from Rubik2x2Env import SOLVED_STICKERS, apply_moves, batch_scramble, is_solved, parse_moves
 from run import Run_IO
 from run.Input_Echo import shown
+from run.Run_IO import CheckpointError
 
 SCRAMBLE_KEYS = {
     "scramble_len",
@@ -313,7 +314,7 @@ def test_corrupt_checkpoint_exit_2(checkpoints, tmp_path, capsys):
     assert not caught  # a warning would be a second line on stderr
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "corrupt" in err
-    with pytest.raises(Policy_Value_Net.CheckpointError):
+    with pytest.raises(CheckpointError):
         evaluate.ScrambleEvaluator(model_path=str(checkpoints["corrupt"]))
 
 
@@ -494,7 +495,7 @@ def test_all_positions_greedy_needs_an_orientation_invariant_network(checkpoints
 
 @pytest.fixture(scope="module")
 def canonical_checkpoint(tmp_path_factory) -> Path:
-    from Policy_Value_Net import save_checkpoint
+    from run.Checkpoints import save_checkpoint
 
     torch.manual_seed(0)
     path = tmp_path_factory.mktemp("canonical") / "canonical.pt"
@@ -507,7 +508,7 @@ def test_all_positions_greedy_on_a_slice(canonical_checkpoint, tmp_path):
     from cube.All_Positions import cubes_at
     from cube.Solvers import greedy_batch
 
-    model = Policy_Value_Net.load_model(str(canonical_checkpoint), "cpu")
+    model = load_model(str(canonical_checkpoint), "cpu")
     start = np.arange(1, 3_674_160, 24_000)
     index, solved, lengths, values, failed_moves = EAP.greedy_every_position(model, start=start, max_moves=6)
     assert np.array_equal(index, start) and len(failed_moves) == int((~solved).sum())

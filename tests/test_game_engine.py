@@ -15,12 +15,15 @@ import pytest
 import torch
 
 from conftest import REPO
+from cube.Cube_Checkpoints import load_model
 from engine import Games
-from engine.Gumbel_MCTS import GumbelMCTS, play_gumbel_episodes
+from engine.Gumbel_MCTS import GumbelMCTS
+from engine.Gumbel_Self_Play import play_gumbel_episodes
 from engine.Search_Tree import N_ROW, W_ROW
 from MCTS_Core import MCTS, NetworkEvaluator
-from Policy_Value_Net import PolicyValueNet, load_model, save_checkpoint
+from Policy_Value_Net import PolicyValueNet
 from reference_mcts import ReferenceGameMCTS
+from run.Checkpoints import save_checkpoint
 from Self_Play import OUTCOME_TARGET, play_episodes
 from toy_games import TICTACTOE, minimax_action_values, minimax_value, random_openings
 from Train_Network import train_on_targets
@@ -28,8 +31,8 @@ from Train_Network import train_on_targets
 pytestmark = pytest.mark.usefixtures("torch_one_thread")
 
 ENGINE_MODULES = (
-    "engine.Games", "engine.Search_Tree", "MCTS_Core", "engine.Gumbel_MCTS", "Self_Play", "Train_Network",
-    "Action_MCTS", "engine.Precision", "engine.Value_Scale",
+    "engine.Games", "engine.Search_Tree", "MCTS_Core", "engine.Gumbel_MCTS", "engine.Gumbel_Self_Play", "Self_Play",
+    "Train_Network", "Action_MCTS", "engine.Precision", "engine.Value_Scale",
 )  # fmt: skip
 #: What the engine must not import: the cubes (it reads a game through ``Games``), Go, the runs (the command
 #: line among them) and the GUI.

@@ -13,7 +13,7 @@ from sgfmill import sgf
 
 import evaluate
 from go.Go_Net import GoNet
-from Policy_Value_Net import save_checkpoint
+from run.Checkpoints import save_checkpoint
 
 pytestmark = pytest.mark.usefixtures("torch_one_thread")
 

@@ -7,9 +7,10 @@ import pytest
 import torch
 
 from conftest import make_checkpoint
+from cube.Cube_Checkpoints import load_model
 from go.Go_Game import go_game
 from go.Go_Net import GoNet, load_go_model
-from Policy_Value_Net import load_model, save_checkpoint
+from run.Checkpoints import save_checkpoint
 from run.Run_IO import CheckpointError
 
 pytestmark = pytest.mark.usefixtures("torch_one_thread")

@@ -10,7 +10,7 @@ import torch
 from go.Go_Training import (
     GameBuffer,
     GoRecipe,
-    NoisyRootMCTS,
+    dirichlet_noise,
     dirichlet_over,
     hopeless_weights,
     make_optimizer,
@@ -44,9 +44,8 @@ def test_noise_goes_into_the_roots_priors_only():
     game = TINY.game()
     state = game.initial_state(2)
     kwargs = dict(num_simulations=20, evaluator=fixed_evaluator, game=game, c_puct=0.3)
-    search = NoisyRootMCTS(None, alpha=0.3, fraction=0.25, **kwargs)
-    search.root_rngs = [np.random.default_rng(0), np.random.default_rng(1)]
-    noisy = search.search(state)
+    noise = dirichlet_noise(0.3, 0.25, [np.random.default_rng(0), np.random.default_rng(1)])
+    noisy = MCTS(None, **kwargs).search(state, root_noise=noise)
     plain = MCTS(None, **kwargs).search(state)
     roots = noisy.tree_base
     assert not np.allclose(noisy.stats[roots, 2], plain.stats[roots, 2])
@@ -54,6 +53,12 @@ def test_noise_goes_into_the_roots_priors_only():
     inner = np.setdiff1d(np.flatnonzero(noisy.expanded[:-1]), roots)
     rows = noisy.stats[inner, 2]
     assert len(inner) and (rows[np.isfinite(rows)] == 0.3 * np.float64(np.float32(1 / 26))).all()
+
+
+def test_go_has_no_c_puct_of_its_own():
+    """Go's PUCT constant is its recipe's or its agent's: a search given none is refused, not run at the cubes'."""
+    with pytest.raises(ValueError, match="c_puct"):
+        MCTS(None, evaluator=fixed_evaluator, game=TINY.game())
 
 
 def test_self_play_games_end_with_outcome_targets_from_the_player_to_move():

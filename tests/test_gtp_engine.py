@@ -20,7 +20,7 @@ from conftest import REPO, make_checkpoint
 from go import Agent_Flags
 from go.Go_Net import GoNet
 from go.GTP_Client import GNUGO_PATH
-from Policy_Value_Net import save_checkpoint
+from run.Checkpoints import save_checkpoint
 
 
 @pytest.fixture(scope="module")

@@ -376,7 +376,7 @@ def test_sims_buttons_are_off_for_a_solver_without_simulations(make_app):
 
 
 def test_solve_with_mcts_keeps_the_seed_signature(checkpoints):
-    from Policy_Value_Net import load_model
+    from cube.Cube_Checkpoints import load_model
 
     model = load_model(str(checkpoints["neutral"]))
     env = Rubik2x2Env()
@@ -395,7 +395,7 @@ def test_gui_and_test_py_play_the_same_moves(checkpoints, scramble):
     and test.py give the same moves for the same network and cube."""
     import importlib.util
 
-    from Policy_Value_Net import load_model
+    from cube.Cube_Checkpoints import load_model
 
     spec = importlib.util.spec_from_file_location("rubik_test_runner_gui", Path(PyGame.__file__).with_name("test.py"))
     runner = importlib.util.module_from_spec(spec)
@@ -520,7 +520,8 @@ def net3(tmp_path_factory) -> Path:
     """A small throwaway 3x3 network (324 inputs)."""
     import torch
 
-    from Policy_Value_Net import PolicyValueNet, save_checkpoint
+    from Policy_Value_Net import PolicyValueNet
+    from run.Checkpoints import save_checkpoint
 
     torch.manual_seed(0)
     path = tmp_path_factory.mktemp("net3") / "net3.pt"

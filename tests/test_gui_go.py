@@ -30,7 +30,7 @@ from go.Go_Board import BLACK, WHITE, parse_vertex
 from go.Go_Net import GoNet
 from go.Go_Play import Cancelled
 from gui import Go_Gui, Go_View, Gui_Theme
-from Policy_Value_Net import save_checkpoint
+from run.Checkpoints import save_checkpoint
 
 VIEW = Go_View.GoView(Go_Gui.BOARD_RECT, 5)  # the geometry of the window's 5x5 board
 PASS = 25

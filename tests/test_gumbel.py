@@ -19,9 +19,9 @@ from engine.Gumbel_MCTS import (
     GumbelMCTS,
     considered_visit_table,
     considered_visits,
-    play_gumbel_episodes,
     transformed_q,
 )
+from engine.Gumbel_Self_Play import play_gumbel_episodes
 from Policy_Value_Net import PolicyValueNet
 from reference_gumbel import ReferenceGumbel, halving_schedule
 from Rubik2x2Env import (

@@ -12,13 +12,8 @@ import torch
 
 from conftest import REPO
 from cube.Run_State import Curriculum, ReplayBuffer, Run
-from engine.Gumbel_MCTS import (
-    GumbelEpisodeResults,
-    GumbelMCTS,
-    bootstrap_returns,
-    gumbel_self_play,
-    play_gumbel_episodes,
-)
+from engine.Gumbel_MCTS import GumbelMCTS
+from engine.Gumbel_Self_Play import GumbelEpisodeResults, bootstrap_returns, gumbel_self_play, play_gumbel_episodes
 from main import parse_args, selfplay_step, torch_threads
 from Plot_Scatter import METRIC_KEYS
 from Policy_Value_Net import PolicyValueNet
@@ -247,9 +242,9 @@ def test_shipped_selfplay_model_solves_far_positions_with_the_gumbel_solver():
     """pretrained/alphazero_selfplay.pt (the preset's own run) through --solver gumbel at 200
     simulations, as docs/alphazero_selfplay.md measures it: 24 positions 12-14 moves out, drawn
     with a seed the docs do not use, solved within 1.2x their optimal length."""
+    from cube.Cube_Checkpoints import load_model
     from cube.Solvers import solve_cubes
     from Optimal_Solver import get_solver
-    from Policy_Value_Net import load_model
 
     solver = get_solver()
     rng = np.random.default_rng(2026)

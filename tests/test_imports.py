@@ -20,7 +20,10 @@ MODULES = sorted(
     [p.stem for p in ROOT.glob("*.py")]
     + [f"{pkg}.{p.stem}" for pkg in PACKAGES for p in (ROOT / pkg).glob("*.py") if p.stem != "__init__"]
 )
-ENGINE = ("MCTS_Core", "engine.Gumbel_MCTS", "engine.Search_Tree", "Self_Play", "engine.Games", "Train_Network")
+ENGINE = (
+    "MCTS_Core", "engine.Gumbel_MCTS", "engine.Gumbel_Self_Play", "engine.Search_Tree", "Self_Play", "engine.Games",
+    "Train_Network",
+)  # fmt: skip
 CUBE = ("Rubik2x2Env", "cube.Rubik3x3Env", "cube.Cube_Model")
 CLI = "run.Cli"
 

@@ -346,7 +346,7 @@ def test_sweep_targets_resume_with_the_saved_best_depth(tmp_path):
 
 @pytest.mark.slow
 def test_exact_recipe_trains_a_distance_network(tmp_path):
-    from Policy_Value_Net import load_model
+    from cube.Cube_Checkpoints import load_model
 
     tiny = ["--recipe", "exact", "--states-per-iter", "64", "--epochs", "1", "--batch-size", "4096", "--skip-eval"]
     out = run_main(tmp_path, "--num-iters", "1", *tiny, "--distance-classes", "0")

@@ -13,9 +13,11 @@ import pytest
 import torch
 
 from conftest import REPO, make_checkpoint
+from cube.Cube_Checkpoints import hidden_sizes_of, load_model
 from cube.Pair_Input import CubiePairs
 from main import learning_rate, parse_args
-from Policy_Value_Net import PolicyValueNet, hidden_sizes_of, load_model, save_checkpoint
+from Policy_Value_Net import PolicyValueNet
+from run.Checkpoints import save_checkpoint
 from run.Recipes import RECIPES
 
 ROOT = str(REPO)

@@ -14,11 +14,12 @@ import torch
 import torch.nn as nn
 import torch.serialization
 
-import Policy_Value_Net as PVN
-from Policy_Value_Net import CheckpointError, PolicyValueNet, load_model, load_state_dict, save_checkpoint
+from cube.Cube_Checkpoints import distance_classes_of, load_model, model_from_state
+from Policy_Value_Net import PolicyValueNet, distance_value
 from Rubik2x2Env import batch_onehot, batch_scramble, encode_onehot, solved_cube
 from run import Run_IO
-from run.Run_IO import find_checkpoint
+from run.Checkpoints import load_state_dict, save_checkpoint
+from run.Run_IO import CheckpointError, find_checkpoint
 
 pytestmark = pytest.mark.usefixtures("torch_one_thread")
 
@@ -434,9 +435,9 @@ def test_canonical_checkpoint_is_marked_and_loads_as_canonical(states, tmp_path)
 
 def test_plain_weights_start_a_canonical_network(net, tmp_path):
     save_checkpoint(net, str(tmp_path / "p.pt"))
-    plain = PVN.model_from_state(load_state_dict(str(tmp_path / "p.pt")), "p.pt")
+    plain = model_from_state(load_state_dict(str(tmp_path / "p.pt")), "p.pt")
     assert not plain.canonical and load_model(str(tmp_path / "p.pt")).canonical is False
-    canon = PVN.model_from_state(load_state_dict(str(tmp_path / "p.pt")), "p.pt", canonical_orientation=True)
+    canon = model_from_state(load_state_dict(str(tmp_path / "p.pt")), "p.pt", canonical_orientation=True)
     assert canon.canonical
     assert all(
         torch.equal(v, net.state_dict()[k]) for k, v in canon.state_dict().items() if k != "canonical_orientation"
@@ -484,7 +485,7 @@ def test_symmetric_checkpoint_is_marked_and_canonical_weights_start_one(states, 
     assert loaded.symmetric and same_weights(loaded, sym)
     torch.testing.assert_close(loaded(torch.from_numpy(states))[1], sym(torch.from_numpy(states))[1])
     save_checkpoint(PolicyValueNet(canonical_orientation=True), str(tmp_path / "c.pt"))
-    started = PVN.model_from_state(load_state_dict(str(tmp_path / "c.pt")), "c.pt", canonical_symmetry=True)
+    started = model_from_state(load_state_dict(str(tmp_path / "c.pt")), "c.pt", canonical_symmetry=True)
     assert started.symmetric and not load_model(str(tmp_path / "c.pt")).symmetric
     with torch.no_grad():
         logits, value = sym(torch.zeros(2, 144))  # not cubes: still finite outputs
@@ -504,10 +505,10 @@ def test_distance_network_reads_its_value_from_the_expected_class(states, tmp_pa
     # A confident head reads as its class, in the original's value scale.
     peaked = torch.full((1, 16), -1e4)
     peaked[0, 7] = 0.0
-    assert PVN.distance_value(peaked).item() == pytest.approx(1 - 0.03 * 7)
+    assert distance_value(peaked).item() == pytest.approx(1 - 0.03 * 7)
     # The checkpoint stays a bare state_dict; loading finds the head's size in it.
     path = tmp_path / "distance.pt"
     save_checkpoint(net, str(path))
     loaded = load_model(str(path))
     assert loaded.distance_classes == 16 and torch.equal(loaded(x)[1], value)
-    assert PolicyValueNet().distance_classes == 0 and PVN.distance_classes_of(PolicyValueNet().state_dict()) == 0
+    assert PolicyValueNet().distance_classes == 0 and distance_classes_of(PolicyValueNet().state_dict()) == 0

@@ -7,11 +7,14 @@ import numpy as np
 import pytest
 import torch
 
+from cube.Cube_Checkpoints import load_model, state_dims
 from cube.Pair_Input import ROWS_PER_SLOT, CubiePairs, obs_dim_of_table, pair_slots, size_of_obs
 from cube.Puzzles import get_puzzle
 from cube.Solver_Base import network_fns
 from engine import Precision
-from Policy_Value_Net import PAIR_KEY, CheckpointError, PolicyValueNet, load_model, save_checkpoint, state_dims
+from Policy_Value_Net import PolicyValueNet
+from run.Checkpoints import PAIR_KEY, save_checkpoint
+from run.Run_IO import CheckpointError
 
 
 def cubes_of(name: str, n: int, seed: int = 0) -> np.ndarray:

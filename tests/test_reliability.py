@@ -18,9 +18,12 @@ import torch
 
 from Action_MCTS import pick_action_from_mcts, pick_actions_batch, visit_probabilities
 from conftest import REPO
-from Policy_Value_Net import CheckpointError, PolicyValueNet, load_model, load_state_dict
+from cube.Cube_Checkpoints import load_model
+from Policy_Value_Net import PolicyValueNet
 from Rubik2x2Env import NO_ACTION, Rubik2x2Env, legal_action_mask, next_face_count
 from run import Cli, Run_IO
+from run.Checkpoints import load_state_dict
+from run.Run_IO import CheckpointError
 from Self_Play import greedy_solve, play_episodes
 
 

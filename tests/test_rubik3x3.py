@@ -23,8 +23,11 @@ from cube import Kociemba_Solver as K
 from cube import Rubik3x3Env as E3
 from cube import Solvers as S
 from cube import Tree_Searches as T
+from cube.Cube_Checkpoints import load_model
 from cube.Puzzles import PUZZLES, add_puzzle_flag, get_puzzle
-from Policy_Value_Net import CheckpointError, PolicyValueNet, load_model, save_checkpoint
+from Policy_Value_Net import PolicyValueNet
+from run.Checkpoints import save_checkpoint
+from run.Run_IO import CheckpointError
 
 P3 = PUZZLES["3x3"]
 IDENTITY = np.arange(54)

@@ -232,7 +232,7 @@ def test_a_lock_held_here_refuses_and_a_lock_path_that_is_no_file_is_named(tmp_p
 
 @pytest.mark.parametrize("kind", ["directory", "fifo", "symlink loop", "dangling"])
 def test_a_checkpoint_that_is_no_file_is_named_as_what_it_is(tmp_path, kind):
-    from Policy_Value_Net import load_state_dict
+    from run.Checkpoints import load_state_dict
 
     path = tmp_path / "m.pt"
     if kind == "dangling":

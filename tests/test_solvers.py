@@ -375,7 +375,7 @@ def test_bestfirst_follows_the_seed():
 
 
 def test_gumbel_solver_plays_the_greedy_gumbel_episodes():
-    from engine.Gumbel_MCTS import play_gumbel_episodes
+    from engine.Gumbel_Self_Play import play_gumbel_episodes
 
     torch.manual_seed(0)
     model = PolicyValueNet()

@@ -14,8 +14,9 @@ import torch
 import evaluate
 from cube import Kociemba_Solver as K
 from cube import Rubik3x3Env as E3
-from Policy_Value_Net import PolicyValueNet, save_checkpoint
+from Policy_Value_Net import PolicyValueNet
 from Rubik2x2Env import SOLVED_STICKERS, apply_moves, is_solved, parse_moves
+from run.Checkpoints import save_checkpoint
 
 
 def test_cubie_slots_cover_every_moving_sticker_once():

@@ -42,6 +42,7 @@ class TicTacToe:
     discount: float = -1.0
     leaf_quirk: bool = False
     move_cost: float = 0.0
+    c_puct: float = 1.3  # the PUCT constant of a search given none (the cubes': the tests' numbers use it)
 
     def new_states(self, boards: np.ndarray) -> dict[str, np.ndarray]:
         """States of ``(B, 9)`` boards; X (+1) moves when both have as many stones."""
