@@ -85,7 +85,7 @@ def test_the_import_graph_has_no_circles():
 @pytest.mark.parametrize("module", ENGINE)
 def test_the_engine_imports_no_cube_module_no_script_and_not_cli(module):
     """The search modules are held to more (no ``Puzzles`` either) in test_game_engine; the registry
-    ``Games`` and ``Train_Network`` read the puzzles through ``Puzzles`` and ``Policy_Value_Net``."""
+    ``Games`` and ``Train_Network`` read the puzzles through ``Puzzles``."""
     assert module in MODULES
     assert not import_graph()[module] & (set(CUBE) | scripts() | {CLI})
 
