@@ -10,7 +10,7 @@ from cube import All_Positions as ap
 from cube.Solvers import greedy_batch, network_fns
 from Optimal_Solver import CACHE_ENV, EXPECTED_COUNTS, NUM_STATES, get_solver
 from Policy_Value_Net import PolicyValueNet
-from Rubik2x2Env import batch_apply_moves, batch_rotate
+from Rubik2x2Env import batch_apply_moves, batch_rotate, batch_symmetry
 
 
 def test_frame_walk_follows_the_sticker_model():
@@ -92,6 +92,55 @@ def test_symmetric_network_table_is_read_once_per_class():
     assert len(np.unique(table[class_of == class_of[index[0]]])) == 1
 
 
+@pytest.fixture(scope="module")
+def generator_maps() -> tuple[list[int], np.ndarray]:
+    """The symmetries the class build walks and their index maps (seconds to build: made once)."""
+    generators = ap._symmetry_generators()
+    return generators, ap._symmetry_index_maps(generators)
+
+
+def test_symmetry_index_maps_follow_the_sticker_model(generator_maps):
+    generators, maps = generator_maps
+    assert any(k >= 24 for k in generators)  # a mirrored symmetry is among them
+    index = np.random.default_rng(8).integers(0, NUM_STATES, 3000)
+    solver = get_solver()
+    for row, k in zip(maps, generators):
+        image = batch_symmetry(ap.cubes_at(index), np.full(len(index), k))
+        assert (row[index] == solver.index(image)).all()
+        assert (np.sort(row) == np.arange(NUM_STATES)).all()  # a symmetry permutes the positions
+
+
+def test_symmetry_generators_generate_all_48(generator_maps):
+    # Close the generators' index maps under composition on a few positions: each position's orbit
+    # under the group they generate must be its orbit under all 48 symmetries (else the build would
+    # still be right, but canonicalise more positions than one per class).
+    _, maps = generator_maps
+    index = np.random.default_rng(9).integers(0, NUM_STATES, 40)
+    solver = get_solver()
+    for x in index:
+        orbit, frontier = {int(x)}, [int(x)]
+        while frontier:
+            frontier = list({int(m[y]) for y in frontier for m in maps} - orbit)
+            orbit.update(frontier)
+        every = solver.index(batch_symmetry(ap.cubes_at(np.full(48, x)), np.arange(48)))
+        assert orbit == set(every.tolist())
+
+
+# SHA-256 (``_checksum``) of the tables as canonicalising every one of the 3,674,160 positions on its own
+# builds them (``_compute_classes_per_position``, minutes on 2 cores; recorded from it at commit c0abce1):
+# the orbit build must give the same bytes. Integer work only, so the same on every machine.
+PER_POSITION_CLASSES_SHA256 = "6d8a9f11767b1d85ab3bcc1e86361f191e619d93fce84ed9464a1a5806a9c15a"
+
+
+@pytest.mark.slow
+def test_class_build_is_the_per_position_canonicalisation():
+    class_of, reps = ap._compute_classes()
+    assert class_of.dtype == np.int32 and reps.dtype == np.int64 and len(reps) == ap.NUM_CLASSES
+    assert ap._checksum(class_of, reps) == PER_POSITION_CLASSES_SHA256
+    sample = np.random.default_rng(10).integers(0, NUM_STATES, 20_000)
+    assert (reps[class_of[sample]] == ap._compute_classes_per_position(sample)).all()
+
+
 def test_distance_counts_are_complete():
     assert sum(EXPECTED_COUNTS) == NUM_STATES
 
@@ -136,7 +185,7 @@ def test_a_damaged_symmetry_class_cache_is_rebuilt_not_used(what, tmp_path, monk
     more = {} if what == "no checksum" else {"sha256": ap._checksum(class_of, reps)}
     np.savez(tmp_path / ap.CLASSES_FILE, class_of=class_of, reps=reps, **more)
     monkeypatch.setenv(CACHE_ENV, str(tmp_path))
-    monkeypatch.setattr(ap, "_compute_classes", lambda: good)  # the build itself takes half a minute
+    monkeypatch.setattr(ap, "_compute_classes", lambda: good)  # the build itself takes about ten seconds
     ap.symmetry_classes.cache_clear()
     try:
         assert all(map(np.array_equal, ap.symmetry_classes(), good))
