@@ -3,6 +3,7 @@ evaluation with workers equals the in-process run, resume works with workers, a 
 one sentence, and the default run never imports Ray. Tiny settings: this runs on 2 loaded cores.
 The Ray tests skip when Ray is absent (``pip install -r requirements-ray.txt``)."""
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -131,6 +132,13 @@ def test_resume_with_workers_gives_the_uninterrupted_run(tmp_path, local2):
 
 
 # ---------------------------------------------------------------- Ray (a local cluster of 2 CPUs)
+# Skipped before any fixture is set up: without Ray the local2 runs they compare with would be
+# wasted (tens of seconds) only to skip when local_ray finds no Ray.
+needs_ray = pytest.mark.skipif(
+    importlib.util.find_spec("ray") is None, reason="Ray is not installed (requirements-ray.txt)"
+)
+
+
 @pytest.fixture(scope="module")
 def local_ray():
     ray = pytest.importorskip("ray")
@@ -139,9 +147,10 @@ def local_ray():
     ray.shutdown()
 
 
+@needs_ray
 @pytest.mark.slow
 @pytest.mark.parametrize("targets", ["selfplay", "lookahead"])
-def test_ray_workers_give_the_numbers_of_local_workers(tmp_path, local2, local_ray, targets):
+def test_ray_workers_give_the_numbers_of_local_workers(tmp_path, local_ray, local2, targets):
     extra = LOOKAHEAD if targets == "lookahead" else []
     metrics, weights = train(tmp_path, 2, "--workers", "2", "--backend", "ray", *extra)
     local_metrics, local_weights = local2[targets]
@@ -149,13 +158,15 @@ def test_ray_workers_give_the_numbers_of_local_workers(tmp_path, local2, local_r
     assert same_weights(weights, local_weights)
 
 
-def test_ray_evaluation_equals_local(tmp_path, checkpoints, local2, local_ray):
+@needs_ray
+def test_ray_evaluation_equals_local(tmp_path, checkpoints, local_ray, local2):
     assert solve(tmp_path, checkpoints["random"], "--workers", "2", "--backend", "ray") == local2["solve"]
 
 
 GO_TINY = "--game go5 --games 3 --simulations 4 --train-steps 2 --batch-size 8 --filters 8 --blocks 1 --seed 2".split()
 
 
+@needs_ray
 def test_go_ray_workers_give_the_numbers_of_one_process(tmp_path, local_ray):
     for name, extra in (("one", []), ("ray", ["--workers", "2", "--backend", "ray"])):
         argv = [*GO_TINY, "--num-iters", "2", "--checkpoint", str(tmp_path / f"{name}.pt")]
