@@ -49,6 +49,32 @@ def run_main(tmp_path, *extra, timeout=120):
     return subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=timeout)
 
 
+def refuse_in_process(folder, capsys, *extra) -> subprocess.CompletedProcess:
+    """``run_main`` for a run that must stop before any work, called in this process: a new process
+    costs seconds of imports for a check of ``main.main`` alone (the process's own exit status and
+    one line are checked for main.py in tests/test_cli_sweep.py). Gives what ``run_main`` gives;
+    an exception that escapes fails the test, as a traceback would."""
+    import main
+
+    capsys.readouterr()  # only this run's output
+    cwd = os.getcwd()
+    os.chdir(folder)
+    try:
+        status = main.main(["--checkpoint", "m.pt", "--log-dir", "logs", *TINY, *extra])
+    except SystemExit as exc:  # argparse's usage errors
+        status = exc.code
+    finally:
+        os.chdir(cwd)
+    out = capsys.readouterr()
+    assert status == 2, (status, out.err)  # every use here is a refusal
+    return subprocess.CompletedProcess(["main.main"], status, out.out, out.err)
+
+
+#: The sweep and exact runs train on all 77,802 classes of positions each iteration: a narrow body
+#: (the recipes leave the width alone) makes that a second, and nothing these tests check depends on it.
+NARROW = ["--hidden-sizes", "32", "32"]
+
+
 # ---------------------------------------------------------------- recipe pieces
 def test_defaults_are_the_seed_recipe():
     a = parse_args([])
@@ -124,10 +150,10 @@ def test_curriculum_window_slides_and_steps_by_two_then_one():
 
 
 @pytest.mark.slow
-def test_bad_flags_exit_2(tmp_path):
-    out = run_main(tmp_path, "--num-iters", "0")
+def test_bad_flags_exit_2(tmp_path, capsys):
+    out = refuse_in_process(tmp_path, capsys, "--num-iters", "0")
     assert out.returncode == 2 and "num-iters" in out.stderr
-    out = run_main(tmp_path, "--double-estimate")
+    out = refuse_in_process(tmp_path, capsys, "--double-estimate")
     assert out.returncode == 2 and "--targets lookahead" in out.stderr
     assert not list(tmp_path.iterdir())  # nothing written
 
@@ -212,7 +238,7 @@ def test_lookahead_targets_run_and_resume_like_an_uninterrupted_run(tmp_path, ex
 
 
 @pytest.mark.slow
-def test_canonical_orientation_run_saves_a_marked_checkpoint_and_starts_from_plain_weights(tmp_path):
+def test_canonical_orientation_run_saves_a_marked_checkpoint_and_starts_from_plain_weights(tmp_path, capsys):
     look = ["--targets", "lookahead", "--states-per-iter", "64", "--value-weight", "300", "--skip-eval"]
     assert run_main(tmp_path, "--num-iters", "1", *look).returncode == 0
     assert "canonical_orientation" not in torch.load(tmp_path / "m.pt", weights_only=True)
@@ -220,7 +246,7 @@ def test_canonical_orientation_run_saves_a_marked_checkpoint_and_starts_from_pla
     out = run_main(tmp_path, "--num-iters", "1", "--canonical-orientation", *look)
     assert out.returncode == 0 and "Loaded weights" in out.stdout, out.stderr
     assert "canonical_orientation" in torch.load(tmp_path / "m.pt", weights_only=True)
-    out = run_main(tmp_path, "--num-iters", "2", *look)  # resuming takes the saved run's flags
+    out = refuse_in_process(tmp_path, capsys, "--num-iters", "2", *look)  # resuming takes the saved run's flags
     assert out.returncode == 2 and "the saved run used --canonical-orientation" in out.stderr, out.stderr
     out = run_main(tmp_path, "--num-iters", "2", "--canonical-orientation", *look)
     assert out.returncode == 0 and "Resuming" in out.stdout, out.stderr
@@ -228,16 +254,16 @@ def test_canonical_orientation_run_saves_a_marked_checkpoint_and_starts_from_pla
 
 
 @pytest.mark.slow
-def test_canonical_symmetry_run_saves_a_marked_checkpoint_and_refuses_the_double_estimate(tmp_path):
+def test_canonical_symmetry_run_saves_a_marked_checkpoint_and_refuses_the_double_estimate(tmp_path, capsys):
     look = ["--targets", "lookahead", "--states-per-iter", "64", "--value-weight", "300", "--skip-eval"]
-    out = run_main(tmp_path, "--num-iters", "1", "--canonical-symmetry", "--double-estimate", *look)
+    out = refuse_in_process(tmp_path, capsys, "--num-iters", "1", "--canonical-symmetry", "--double-estimate", *look)
     assert out.returncode == 2 and "Traceback" not in out.stderr and "--double-estimate" in out.stderr
     assert not (tmp_path / "m.pt").exists()
     out = run_main(tmp_path, "--num-iters", "1", "--canonical-symmetry", *look)
     assert out.returncode == 0, out.stderr
     assert "canonical_symmetry" in torch.load(tmp_path / "m.pt", weights_only=True)
-    out = run_main(
-        tmp_path, "--num-iters", "2", "--double-estimate", *look
+    out = refuse_in_process(
+        tmp_path, capsys, "--num-iters", "2", "--double-estimate", *look
     )  # the checkpoint is symmetric: same refusal
     assert out.returncode == 2 and "--double-estimate" in out.stderr
 
@@ -281,13 +307,13 @@ def test_signal_saves_state_and_the_next_run_continues(tmp_path, sig):
 
 
 @pytest.mark.slow
-def test_damaged_state_or_checkpoint_gives_one_line_and_exit_2(tmp_path):
+def test_damaged_state_or_checkpoint_gives_one_line_and_exit_2(tmp_path, capsys):
     (tmp_path / "m.train_state.pt").write_bytes(b"not a torch file")
-    out = run_main(tmp_path, "--num-iters", "1", "--skip-eval")
+    out = refuse_in_process(tmp_path, capsys, "--num-iters", "1", "--skip-eval")
     assert out.returncode == 2 and "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) == 1
     (tmp_path / "m.train_state.pt").unlink()
     (tmp_path / "m.pt").write_bytes(b"garbage")
-    out = run_main(tmp_path, "--num-iters", "1", "--skip-eval")
+    out = refuse_in_process(tmp_path, capsys, "--num-iters", "1", "--skip-eval")
     assert out.returncode == 2 and "corrupt" in out.stderr and "Traceback" not in out.stderr
 
 
@@ -317,13 +343,13 @@ def test_seed_targets_train_with_the_loop_and_the_greedy_solve_rate(tmp_path, ta
 
 
 @pytest.mark.slow
-def test_sweep_targets_resume_with_the_saved_best_depth(tmp_path):
+def test_sweep_targets_resume_with_the_saved_best_depth(tmp_path, capsys):
     from cube.All_Positions import NUM_CLASSES
     from cube.Value_Sweep import NEVER
 
     sweep = ["--targets", "sweep", "--states-per-iter", "64", "--start-scramble-len", "14", "--epochs", "1"]
-    sweep += ["--batch-size", "4096", "--skip-eval"]
-    out = run_main(tmp_path, "--num-iters", "1", *sweep)  # a sweep needs the symmetric network
+    sweep += ["--batch-size", "4096", "--skip-eval", *NARROW]
+    out = refuse_in_process(tmp_path, capsys, "--num-iters", "1", *sweep)  # a sweep needs the symmetric network
     assert out.returncode == 2 and "--canonical-symmetry" in out.stderr and "Traceback" not in out.stderr
     sweep.append("--canonical-symmetry")
     out = run_main(tmp_path, "--num-iters", "1", *sweep, timeout=600)
@@ -339,22 +365,23 @@ def test_sweep_targets_resume_with_the_saved_best_depth(tmp_path):
     assert (second <= first).all() and (second < NEVER).sum() > (first < NEVER).sum()
     state["sweep_best_depth"][0] = 0  # a damaged bound is refused before any work
     torch.save(state, tmp_path / "m.train_state.pt")
-    out = run_main(tmp_path, "--num-iters", "3", *sweep)
+    out = refuse_in_process(tmp_path, capsys, "--num-iters", "3", *sweep)
     assert out.returncode == 2 and "sweep best_depth" in out.stderr and "--fresh" in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
 
 
 @pytest.mark.slow
-def test_exact_recipe_trains_a_distance_network(tmp_path):
+def test_exact_recipe_trains_a_distance_network(tmp_path, capsys):
     from cube.Cube_Checkpoints import load_model
 
     tiny = ["--recipe", "exact", "--states-per-iter", "64", "--epochs", "1", "--batch-size", "4096", "--skip-eval"]
-    out = run_main(tmp_path, "--num-iters", "1", *tiny, "--distance-classes", "0")
+    tiny += NARROW
+    out = refuse_in_process(tmp_path, capsys, "--num-iters", "1", *tiny, "--distance-classes", "0")
     assert out.returncode == 2 and "--distance-classes" in out.stderr and len(out.stderr.strip().splitlines()) == 1
     out = run_main(tmp_path, "--num-iters", "1", *tiny, timeout=600)
     assert out.returncode == 0, out.stderr
     model = load_model(str(tmp_path / "m.pt"))
     assert model.distance_classes == 20 and model.symmetric
     # A saved distance network keeps its head; the scalar loss cannot train it.
-    out = run_main(tmp_path, "--num-iters", "2", *tiny, "--value-loss", "logit")
+    out = refuse_in_process(tmp_path, capsys, "--num-iters", "2", *tiny, "--value-loss", "logit")
     assert out.returncode == 2 and "--value-loss distance" in out.stderr
