@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import functools
 import subprocess
 import sys
 
@@ -143,11 +144,19 @@ def test_self_play_and_training_step(search):
     NetworkEvaluator(model, game=TICTACTOE)(run.states[0])  # the trained network evaluates the game's inputs
 
 
-def agent_positions() -> list[np.ndarray]:
-    """Every position (mover's side) where the agent moves, playing X or O against every reply."""
+@functools.cache
+def agent_positions() -> tuple[np.ndarray, ...]:
+    """Every position (mover's side) where the agent moves, playing X or O against every reply.
+    Made once (seconds), for the two tests that read it."""
     seen: dict[int, np.ndarray] = {}
+    walked: set[tuple[bytes, bool]] = set()
 
     def walk(board: np.ndarray, agent_to_move: bool, agent_moves) -> None:
+        # A board met again by another move order has the same subtree, already walked: every key in it
+        # is in ``seen`` (each with the board first met), so the result is that of the full walk.
+        if (board.tobytes(), agent_to_move) in walked:
+            return
+        walked.add((board.tobytes(), agent_to_move))
         state = TICTACTOE.new_states(board[None])
         if TICTACTOE.is_terminal(state)[0]:
             return
@@ -167,7 +176,7 @@ def agent_positions() -> list[np.ndarray]:
     empty = np.zeros(9, np.int8)
     walk(empty, True, best_moves)
     walk(empty, False, best_moves)
-    return list(seen.values())
+    return tuple(board for board in seen.values())
 
 
 @pytest.mark.slow
