@@ -44,19 +44,42 @@ def run_bench(tmp_path, *extra, timeout=300):
     return subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=timeout)
 
 
+def bench_in_process(tmp_path, capsys, *argv) -> subprocess.CompletedProcess:
+    """``benchmark.main(argv)`` in this process, for runs that end before any work (help, refusals): a
+    new process costs seconds of imports for a check of ``main`` alone (benchmark.py's own exit status
+    as a process is checked in tests/test_cli_sweep.py). Gives what ``run_bench`` gives; an exception
+    that escapes fails the test, as a traceback would."""
+    import benchmark
+
+    capsys.readouterr()  # only this run's output
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        status = benchmark.main(list(argv))
+    except SystemExit as exc:  # argparse: --help and usage errors
+        status = exc.code
+    finally:
+        os.chdir(cwd)
+    out = capsys.readouterr()
+    return subprocess.CompletedProcess(["benchmark.main"], status or 0, out.out, out.err)
+
+
 @pytest.mark.slow
-def test_help():
-    out = subprocess.run([sys.executable, os.path.join(ROOT, "benchmark.py"), "--help"], capture_output=True, text=True)
+def test_help(tmp_path, capsys):
+    out = bench_in_process(tmp_path, capsys, "--help")
     for flag in ("--seed", "--device", "--budget-minutes", "--trainers", "--solvers", "--checkpoints", "--uniform"):
         assert flag in out.stdout
     assert out.returncode == 0
 
 
 @pytest.mark.slow
-def test_bad_flags_exit_2(tmp_path):
-    assert run_bench(tmp_path, "--solvers", "nope").returncode == 2
-    assert run_bench(tmp_path, "--trainers", "nope").returncode == 2
-    out = run_bench(tmp_path, "--checkpoints", "a=missing.pt")
+def test_bad_flags_exit_2(tmp_path, capsys):
+    def refuse(*extra):
+        return bench_in_process(tmp_path, capsys, "--out-dir", str(tmp_path / "out"), *TINY, *extra)
+
+    assert refuse("--solvers", "nope").returncode == 2
+    assert refuse("--trainers", "nope").returncode == 2
+    out = refuse("--checkpoints", "a=missing.pt")
     assert out.returncode == 2 and "missing.pt" in out.stderr and "Traceback" not in out.stderr
 
 
