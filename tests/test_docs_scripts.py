@@ -23,9 +23,28 @@ def run(script, *args, cwd):
     )
 
 
+def refuse(script, *args, cwd, capsys) -> subprocess.CompletedProcess:
+    """``run`` for a run that must stop before any work, as the script's ``main`` called in this process:
+    a new process costs seconds of imports for a check of ``main`` alone (every script ends through
+    ``Cli.run_script``: tests/test_cli_sweep.py). Gives what ``run`` gives; an exception that escapes
+    fails the test, as a traceback would."""
+    module = _docs_module(script.removesuffix(".py"))
+    capsys.readouterr()  # only this run's output
+    before = os.getcwd()
+    os.chdir(cwd)
+    try:
+        status = module.main(list(args))
+    except SystemExit as exc:  # argparse's usage errors
+        status = exc.code
+    finally:
+        os.chdir(before)
+    out = capsys.readouterr()
+    return subprocess.CompletedProcess([script], status, out.out, out.err)
+
+
 @pytest.mark.slow
 @pytest.mark.usefixtures("isolated_solver_cache")
-def test_value_by_distance_prints_both_rows_for_every_distance(tmp_path, checkpoints):
+def test_value_by_distance_prints_both_rows_for_every_distance(tmp_path, checkpoints, capsys):
     out = run("value_by_distance.py", str(checkpoints["neutral"]), "--runs", "3", cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
@@ -37,7 +56,7 @@ def test_value_by_distance_prints_both_rows_for_every_distance(tmp_path, checkpo
     # Its policy is uniform: a cube one move out has 2 solving moves (U and D: one position), 2/12 = 17%.
     mass = next(l for l in lines if l.startswith("| policy mass on optimal moves"))
     assert mass.count("%") == 14 and mass.startswith("| policy mass on optimal moves | 17% |")
-    missing = run("value_by_distance.py", "nowhere.pt", cwd=tmp_path)
+    missing = refuse("value_by_distance.py", "nowhere.pt", cwd=tmp_path, capsys=capsys)
     assert missing.returncode == 2 and "Traceback" not in missing.stderr and "nowhere.pt" in missing.stderr
 
 
@@ -118,7 +137,7 @@ def test_supervised_ceiling_labels_are_exact():
 
 @pytest.mark.slow
 @pytest.mark.usefixtures("isolated_solver_cache")
-def test_supervised_ceiling_trains_reports_and_saves(tmp_path):
+def test_supervised_ceiling_trains_reports_and_saves(tmp_path, capsys):
     out = run(
         "supervised_ceiling.py",
         "--steps",
@@ -140,9 +159,9 @@ def test_supervised_ceiling_trains_reports_and_saves(tmp_path):
     from cube.Cube_Checkpoints import load_model
 
     assert load_model(str(tmp_path / "net.pt")).canonical
-    missing = run("supervised_ceiling.py", "--init", "nowhere.pt", cwd=tmp_path)
+    missing = refuse("supervised_ceiling.py", "--init", "nowhere.pt", cwd=tmp_path, capsys=capsys)
     assert missing.returncode == 2 and "Traceback" not in missing.stderr and "nowhere.pt" in missing.stderr
-    bad = run("supervised_ceiling.py", "--steps", "0", cwd=tmp_path)
+    bad = refuse("supervised_ceiling.py", "--steps", "0", cwd=tmp_path, capsys=capsys)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
 
 
@@ -156,7 +175,7 @@ def _docs_module(name):
 
 
 @pytest.mark.slow
-def test_value_by_distance_classes_weighs_each_class_by_its_positions(tmp_path, checkpoints):
+def test_value_by_distance_classes_weighs_each_class_by_its_positions(tmp_path, checkpoints, capsys):
     import types
 
     import torch
@@ -181,12 +200,12 @@ def test_value_by_distance_classes_weighs_each_class_by_its_positions(tmp_path, 
     rows = vbd.probe_classes(lambda x: (logits, values), solver, sweeper)
     d, exact, mass = rows[0]
     assert d == 1 and exact == pytest.approx(3 / 4) and mass == pytest.approx((3 * 1.0 + 1 * 0.5) / 4)
-    plain = run("value_by_distance.py", str(checkpoints["neutral"]), "--classes", cwd=tmp_path)
+    plain = refuse("value_by_distance.py", str(checkpoints["neutral"]), "--classes", cwd=tmp_path, capsys=capsys)
     assert plain.returncode == 2 and "--canonical-symmetry" in plain.stderr and "Traceback" not in plain.stderr
 
 
 @pytest.mark.slow
-def test_mcts_weak_spots_finds_the_classes_whose_prior_favours_a_further_move(tmp_path, checkpoints):
+def test_mcts_weak_spots_finds_the_classes_whose_prior_favours_a_further_move(tmp_path, checkpoints, capsys):
     spots = _docs_module("mcts_weak_spots")
     policy = np.array(
         [
@@ -205,15 +224,15 @@ def test_mcts_weak_spots_finds_the_classes_whose_prior_favours_a_further_move(tm
     assert spots.weak_positions(ratio, dist, class_of, 0.5).tolist() == [0, 1, 2, 3, 4]
     assert spots.weak_positions(ratio, dist, class_of, 1.0).tolist() == [2, 3, 4]
     assert spots.weak_positions(ratio, dist, class_of, 3.0).tolist() == []
-    plain = run("mcts_weak_spots.py", str(checkpoints["neutral"]), cwd=tmp_path)
+    plain = refuse("mcts_weak_spots.py", str(checkpoints["neutral"]), cwd=tmp_path, capsys=capsys)
     assert plain.returncode == 2 and "--canonical-symmetry" in plain.stderr and "Traceback" not in plain.stderr
-    bad = run("mcts_weak_spots.py", str(checkpoints["neutral"]), "--ratio", "0", cwd=tmp_path)
+    bad = refuse("mcts_weak_spots.py", str(checkpoints["neutral"]), "--ratio", "0", cwd=tmp_path, capsys=capsys)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
 
 
 @pytest.mark.slow
 @pytest.mark.usefixtures("isolated_solver_cache")
-def test_value_target_quality_prints_every_target_at_every_distance(tmp_path, checkpoints):
+def test_value_target_quality_prints_every_target_at_every_distance(tmp_path, checkpoints, capsys):
     out = run("value_target_quality.py", str(checkpoints["neutral"]), "--episodes", "4", "--sims", "4",
               "--scramble-len", "3", cwd=tmp_path)  # fmt: skip
     assert out.returncode == 0, out.stderr
@@ -230,5 +249,5 @@ def test_value_target_quality_prints_every_target_at_every_distance(tmp_path, ch
             if cell:  # "bias / mean |error|": the bias is at most the mean |error|
                 bias, mae = (float(x) for x in cell.split(" / "))
                 assert abs(bias) <= mae + 0.01
-    missing = run("value_target_quality.py", "nowhere.pt", cwd=tmp_path)
+    missing = refuse("value_target_quality.py", "nowhere.pt", cwd=tmp_path, capsys=capsys)
     assert missing.returncode == 2 and "Traceback" not in missing.stderr and "nowhere.pt" in missing.stderr
