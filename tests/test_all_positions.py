@@ -81,8 +81,10 @@ def test_network_table_matches_the_network():
 
 @pytest.mark.slow
 def test_symmetric_network_table_is_read_once_per_class():
+    # A narrow body: the table is read through the same symmetry reduction, its values spread as
+    # widely over the sample (std 0.44 against 0.30 for the default widths), at a fraction of the cost.
     torch.manual_seed(1)
-    model = PolicyValueNet(canonical_symmetry=True)
+    model = PolicyValueNet(canonical_symmetry=True, hidden_sizes=(64, 64))
     value_fn, _ = network_fns(model)
     table = ap.network_value_table(model)
     assert np.isfinite(table).all()
