@@ -143,18 +143,35 @@ def assert_same_run(a: dict, b: dict) -> None:
 
 
 @pytest.fixture(scope="module")
-def reference(tmp_path_factory, game):
-    """An uninterrupted 3-iteration run of ``game`` (its folder), and one good state to damage."""
-    folder = tmp_path_factory.mktemp(f"reference_{game}")
-    old, threads = os.getcwd(), torch.get_num_threads()
-    os.chdir(folder)
-    torch.set_num_threads(1)
-    try:
-        assert main.main([*TINIES[game], "--num-iters", "3"]) == 0
-    finally:
-        os.chdir(old)
-        torch.set_num_threads(threads)
-    return folder
+def reference_runs(tmp_path_factory):
+    """``game`` -> the folder of an uninterrupted 3-iteration run of it, each made on first use, once a
+    module. Not a module fixture that takes ``game``: the tests that give ``game`` with ``indirect`` make
+    it a function-scoped parameter, and such a fixture was torn down and made again for every one of
+    them (dozens of runs where two do)."""
+    folders: dict[str, Path] = {}
+
+    def run_of(game: str) -> Path:
+        if game not in folders:
+            folder = tmp_path_factory.mktemp(f"reference_{game}")
+            old, threads = os.getcwd(), torch.get_num_threads()
+            os.chdir(folder)
+            torch.set_num_threads(1)
+            try:
+                assert main.main([*TINIES[game], "--num-iters", "3"]) == 0
+            finally:
+                os.chdir(old)
+                torch.set_num_threads(threads)
+            folders[game] = folder
+        return folders[game]
+
+    return run_of
+
+
+@pytest.fixture
+def reference(reference_runs, game) -> Path:
+    """An uninterrupted 3-iteration run of ``game`` (its folder), and one good state to damage; tests
+    only read it."""
+    return reference_runs(game)
 
 
 # ---------------------------------------------------------------- 2. non-finite training
