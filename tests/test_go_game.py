@@ -71,7 +71,7 @@ def test_puct_search_on_go5_matches_negamax_reference(sims):
     atari = game.new_states(board_from_text(["..X..", ".XOX.", ".....", ".....", "....."]))
     roots = [game.initial_state(1), played(game, ["C3", "pass"]), played(game, ["C3", "C2", "D2", "B2"]), atari]
     reference = ReferenceGameMCTS(game, lambda row: tuple(a[0] for a in hashed_evaluator(row[None])), 1.3, sims)
-    search = MCTS(None, num_simulations=sims, evaluator=hashed_evaluator, game=game)
+    search = MCTS(None, num_simulations=sims, evaluator=hashed_evaluator, game=game, c_puct=1.3)
     for state in roots:
         stats = search.search(state).root_stats()[0]
         ref_visits, ref_q = reference.run(state)
@@ -87,6 +87,6 @@ def test_search_finds_the_winning_pass():
     def uniform(inputs):
         return np.full((len(inputs), 26), 1 / 26, np.float32), np.zeros(len(inputs), np.float32)
 
-    search = MCTS(None, num_simulations=400, evaluator=uniform, game=GO5)
+    search = MCTS(None, num_simulations=400, evaluator=uniform, game=GO5, c_puct=1.3)
     after_pass = played(GO5, ["pass"])
     assert search.run_batch(after_pass).argmax() == 25
