@@ -369,6 +369,8 @@ def _neighbours(points: np.ndarray, size: int) -> np.ndarray:
     return np.concatenate([(r * size + c)[(r >= 0) & (r < size) & (c >= 0) & (c < size)] for r, c in found])
 
 
+# Long by design: the GTP command table, one branch per command (GTP 2 and the analysis extensions), read
+# top to bottom as list_commands lists them.
 def handle(engine: Engine, name: str, args: list[str], arrived: float | None = None) -> str:
     """The text of the ``=`` reply to one command (``arrived``: when it came, for the clock); GTPFailure for
     a ``?`` reply. The analysis commands stream and are answered by ``stream``."""
