@@ -10,7 +10,6 @@ The replay buffer and the checks of a saved state read their shapes from the puz
 from __future__ import annotations
 
 import argparse
-import json
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -26,6 +25,7 @@ from run import Cli
 from run.Checkpoints import go_size_of
 from run.Run_Files import RunError, all_finite, check_memory_needs, is_int
 from run.Run_IO import CheckpointError
+from run.Run_Loop import rng_from_state
 
 #: The format of the cube's training state file; a file of another version is refused.
 STATE_VERSION = 1
@@ -238,8 +238,7 @@ def run_from_state(state: dict, args: argparse.Namespace, device: torch.device) 
     # The file's name is Run_Loop's to give: a CheckpointError here names "state", and read_state keeps
     # what follows the name.
     model = model_from_checked_state(state["model"], "state", args).to(device)
-    rng = np.random.default_rng(args.seed)
-    rng.bit_generator.state = json.loads(state["rng"])
+    rng = rng_from_state(state, args.seed)
     buffer = ReplayBuffer(args.buffer_size, args.puzzle)
     buffer.load(state["buffer"])
     optimizer = new_optimizer(args, model)
