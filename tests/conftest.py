@@ -8,8 +8,11 @@ pytest then uses that one for the module.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -26,6 +29,28 @@ REPO = TESTS.parent
 for folder in (REPO, TESTS):  # the flat project modules, and reference_mcts
     if str(folder) not in sys.path:
         sys.path.insert(0, str(folder))
+
+
+def main_in_process(folder, *argv) -> subprocess.CompletedProcess:
+    """``python main.py ARGV`` run from ``folder`` inside this process (``main.main``): its exit status,
+    stdout and stderr as ``subprocess.run`` gives them. A new process spends ~5 s importing torch (and the
+    optimizer's torch._dynamo) for ~1 s of tiny training; the script's own wrapper (exit statuses,
+    signals, kills, a closed stdout) is tested in processes (tests/test_cli_sweep.py,
+    tests/test_main_reliability.py, tests/test_interrupts.py)."""
+    import main
+
+    out, err, cwd = io.StringIO(), io.StringIO(), os.getcwd()
+    os.chdir(folder)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                status = main.main([str(arg) for arg in argv])
+            except SystemExit as exc:  # argparse's usage errors
+                status = exc.code
+    finally:
+        os.chdir(cwd)
+    return subprocess.CompletedProcess(["main.py", *argv], status, out.getvalue(), err.getvalue())
+
 
 VECTOR_PATHS = (REPO.parent / "shared" / "vectors" / "cube2x2.json", TESTS / "vectors" / "cube2x2.json")
 VECTOR_PATHS_3X3 = tuple(p.with_name("cube3x3.json") for p in VECTOR_PATHS)

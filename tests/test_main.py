@@ -11,7 +11,7 @@ import sys
 import pytest
 import torch
 
-from conftest import REPO
+from conftest import REPO, main_in_process
 from cube.Run_State import Curriculum
 from main import learning_rate, parse_args, simulations_for, temperature_for
 from run.Recipes import RECIPES
@@ -44,9 +44,9 @@ TINY = [
 ]
 
 
-def run_main(tmp_path, *extra, timeout=120):
-    cmd = [sys.executable, os.path.join(ROOT, "main.py"), "--checkpoint", "m.pt", "--log-dir", "logs", *TINY, *extra]
-    return subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=timeout)
+def run_main(tmp_path, *extra):
+    """A tiny main.py run in ``tmp_path``, inside this process (``conftest.main_in_process``)."""
+    return main_in_process(tmp_path, "--checkpoint", "m.pt", "--log-dir", "logs", *TINY, *extra)
 
 
 def refuse_in_process(folder, capsys, *extra) -> subprocess.CompletedProcess:
@@ -352,11 +352,11 @@ def test_sweep_targets_resume_with_the_saved_best_depth(tmp_path, capsys):
     out = refuse_in_process(tmp_path, capsys, "--num-iters", "1", *sweep)  # a sweep needs the symmetric network
     assert out.returncode == 2 and "--canonical-symmetry" in out.stderr and "Traceback" not in out.stderr
     sweep.append("--canonical-symmetry")
-    out = run_main(tmp_path, "--num-iters", "1", *sweep, timeout=600)
+    out = run_main(tmp_path, "--num-iters", "1", *sweep)
     assert out.returncode == 0, out.stderr
     first = torch.load(tmp_path / "m.train_state.pt", weights_only=True)["sweep_best_depth"]
     assert first.dtype == torch.int32 and first.shape == (NUM_CLASSES,) and int(first.min()) >= 1
-    out = run_main(tmp_path, "--num-iters", "2", *sweep, timeout=600)
+    out = run_main(tmp_path, "--num-iters", "2", *sweep)
     assert out.returncode == 0 and "Resuming" in out.stdout, out.stderr
     assert [l for l in out.stdout.splitlines() if l.startswith("iter ")][0].startswith("iter   2/2")
     state = torch.load(tmp_path / "m.train_state.pt", weights_only=True)
@@ -378,7 +378,7 @@ def test_exact_recipe_trains_a_distance_network(tmp_path, capsys):
     tiny += NARROW
     out = refuse_in_process(tmp_path, capsys, "--num-iters", "1", *tiny, "--distance-classes", "0")
     assert out.returncode == 2 and "--distance-classes" in out.stderr and len(out.stderr.strip().splitlines()) == 1
-    out = run_main(tmp_path, "--num-iters", "1", *tiny, timeout=600)
+    out = run_main(tmp_path, "--num-iters", "1", *tiny)
     assert out.returncode == 0, out.stderr
     model = load_model(str(tmp_path / "m.pt"))
     assert model.distance_classes == 20 and model.symmetric

@@ -12,7 +12,7 @@ import sys
 import pytest
 import torch
 
-from conftest import REPO, make_checkpoint
+from conftest import REPO, main_in_process, make_checkpoint
 from cube.Cube_Checkpoints import hidden_sizes_of, load_model
 from cube.Pair_Input import CubiePairs
 from main import learning_rate, parse_args
@@ -31,9 +31,9 @@ TINY_3X3 = [
 ]  # fmt: skip
 
 
-def run_main(folder, *args, timeout=150):
-    cmd = [sys.executable, os.path.join(ROOT, "main.py"), *args]
-    return subprocess.run(cmd, cwd=folder, capture_output=True, text=True, timeout=timeout)
+def run_main(folder, *args):
+    """main.py with ``args`` in ``folder``, inside this process (``conftest.main_in_process``)."""
+    return main_in_process(folder, *args)
 
 
 def test_recipe_3x3_and_the_3x3_defaults():
