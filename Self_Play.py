@@ -60,6 +60,7 @@ class EpisodeResults:
     network_states: int = 0  # states the network evaluated (after the cache)
     game: str = DEFAULT_GAME  # the registry name of the game played
     final_values: np.ndarray | None = None  # [E] float64 terminal value of each ended episode's last state, else 0
+    final_inputs: np.ndarray | None = None  # [E, ...] the evaluator input of each episode's last state
 
     @property
     def lengths(self) -> np.ndarray:
@@ -180,6 +181,7 @@ def play_lockstep(
     ended = np.flatnonzero(out.solved)
     out.final_values = np.zeros(n_episodes)
     out.final_values[ended] = game.terminal_value(take_rows(state, ended))
+    out.final_inputs = game.eval_input(state)
     out.seconds = time.perf_counter() - start
     out.network_states = getattr(evaluator, "network_states", 0) - net_before
     return out

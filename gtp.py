@@ -108,7 +108,7 @@ class Engine:
         self.model, self.agent = model, agent
         self.seconds_per_move, self.max_simulations = seconds_per_move, max_simulations
         self.resign_threshold = resign_threshold
-        self.game = go_play_game(model.size, komi=komi, history=model.history)
+        self.game = go_play_game(model.size, komi=komi, **model.game_options)
         self.clock = Clock()
         self.last_tree = None  # the search tree of the last genmove (genmove_analyze's final line)
         self.clear_board()
@@ -137,7 +137,7 @@ class Engine:
         self.clock.restart()
 
     def set_komi(self, komi: float) -> None:
-        self.game = go_play_game(self.model.size, komi=komi, history=self.model.history)
+        self.game = go_play_game(self.model.size, komi=komi, **self.model.game_options)
         self._status = None  # the playout's values read the komi at the end
 
     def _ready_for(self, colour: int, state: dict | None = None) -> dict:
@@ -329,7 +329,7 @@ class Engine:
         to_play = {"b": BLACK, "w": WHITE}.get(player, to_play)
         board = np.zeros(self.points, dtype=np.int8)
         board[point[BLACK]], board[point[WHITE]] = BLACK, WHITE
-        game, self.game = self.game, go_play_game(size, komi=komi, history=self.model.history)
+        game, self.game = self.game, go_play_game(size, komi=komi, **self.model.game_options)
         try:
             states = [self.game.rules.state_from_board(board, to_play)]
             for index, (colour, action) in enumerate(moves[: None if move_number is None else move_number - 1]):

@@ -26,7 +26,7 @@ import numpy as np
 import torch
 
 from Action_MCTS import pick_actions_batch
-from engine.Search_Tree import N_ROW, W_ROW, SearchTree
+from engine.Search_Tree import N_ROW, W_ROW, SearchTree, take_rows
 from go.Go_Board import BLACK, WHITE
 from go.Go_Game import GoGame, go_game
 from go.GTP_Client import GTPClient, GTPError
@@ -128,9 +128,9 @@ class SearchPlayer:
         self.last_visits: np.ndarray | None = None  # (A,) the last search's root visit counts
 
     def new_game(self, game: GoGame, colour: int) -> None:
-        history = getattr(self.model, "history", game.rules.history)
-        if history != game.rules.history:
-            raise ValueError(f"{self.name}'s network reads {history} positions, the game gives {game.rules.history}")
+        wants = getattr(self.model, "game_options", game.network_options)
+        if wants != game.network_options:
+            raise ValueError(f"{self.name}'s network needs the game {wants}, the game is {game.network_options}")
         if self.search is None or self.search.game != game:
             evaluator = self.evaluator
             if evaluator is None and (self.symmetric or self.wrap is not None):
@@ -172,8 +172,26 @@ class SearchPlayer:
     def score_leads(self, tree: SearchTree) -> np.ndarray | None:
         """``(A,)`` the expected final margin in points, for the player to move at ``tree``'s root, after each
         root move, where the agent can estimate scores (``gtp.py``'s ``kata-analyze`` shows them as
-        ``scoreLead``); None here: the networks have no score head, and a value of winning is no score."""
-        return None
+        ``scoreLead``): the network's score head on each position after a legal root move (a finished game:
+        its area margin); NaN for the other moves. None without a score head (a value of winning is no
+        score)."""
+        if not getattr(self.model, "has_score", False):
+            return None
+        game = tree.game
+        root = take_rows(tree.state, np.zeros(1, dtype=np.intp))  # tree 0's root
+        moves, leads = np.flatnonzero(game.legal_mask(root)[0]), np.full(game.num_actions, np.nan)
+        if len(moves) == 0:
+            return leads
+        after = game.step(take_rows(root, np.zeros(len(moves), dtype=np.intp)), moves)
+        device = next(self.model.parameters()).device
+        with torch.inference_mode():
+            heads = self.model.heads(torch.from_numpy(game.encode(game.eval_input(after))).to(device))
+        # The child's player to move is the opponent: negate its margin.
+        scores = -heads["score"].float().reshape(-1).cpu().numpy().astype(np.float64) * game.size
+        ended = game.is_terminal(after)
+        scores[ended] = -game.margins(take_rows(after, np.flatnonzero(ended)))
+        leads[moves] = scores
+        return leads
 
     def choose(self, state: dict, stats: np.ndarray, mask: np.ndarray) -> int | None:
         """The move of ``genmove`` from the root statistics ``stats`` (``(2 + rows, A)``) of ``think``, and

@@ -14,8 +14,8 @@ analysis is for (the side to move unless a colour is given). A move's numbers:
 * ``order``: the rank by visits (ties: the lower point first, as the move choice breaks them), so ``order 0``
   is the move ``genmove`` would play; ``pv``: the move, then the most visited reply at each level below.
 * ``scoreLead`` (and ``scoreMean``, its old name), ``kata`` only: the expected final margin in points for the
-  player, when the agent can give one (``Arena.SearchPlayer.score_leads``); the networks have no score head
-  today, so the field is left out.
+  player after the move, when the agent can give one (``Arena.SearchPlayer.score_leads``: a network with a
+  score head); without one the field is left out.
 
 The lines list the visited moves, best first; ``minmoves N`` adds unvisited legal moves (by prior) up to
 ``N``, ``maxmoves N`` keeps the first ``N``.

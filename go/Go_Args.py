@@ -62,6 +62,13 @@ FIELD_HELP = {
     "sampled_simulations": "the sampled colour's simulations (0: --simulations)",
     "sampled_c_puct": "the sampled colour's c_puct (0: --c-puct)",
     "hopeless": "a sample valued below -H for its player to move trains the value only (0: off)",
+    "komi_input": "the network sees the komi (an input plane): one network for every komi",
+    "komi_spread": "each self-play game's komi: the board's fair komi plus a normal of this spread, rounded "
+    "to a half point (a tenth of the games 4x as wide; 0: every game at --komi)",
+    "score_heads": "score and ownership heads trained on each game's final margin and owners",
+    "score_weight": "the score head's loss weight",
+    "ownership_weight": "the ownership head's loss weight",
+    "score_utility": "the score term's share in the search's value (0..1; needs --score-heads)",
     "search": "self-play's search: 'puct' (the seed's) or 'gumbel' (Gumbel AlphaZero, Gumbel_MCTS.py)",
     "gate_games": "the seed's arena after each iteration: games against the network before training (0: none)",
     "gate_threshold": "the trained network is kept if it scores more than this share in the arena",
@@ -162,6 +169,9 @@ def parse_args(argv=None, description: str | None = None) -> argparse.Namespace:
             args.dirichlet_alpha <= Cli.MAX_DIRICHLET_ALPHA,
             f"--dirichlet-alpha is at most {Cli.MAX_DIRICHLET_ALPHA:g} (the noise is uniform long before)",
         ),
+        (args.score_utility < 1, "--score-utility is below 1"),
+        (args.score_heads or args.score_utility == 0, "--score-utility needs --score-heads"),
+        (args.komi_input or args.komi_spread == 0, "--komi-spread needs --komi-input"),
         (
             args.sampled_side == 0 or args.search == "puct",
             "--sampled-side is a setting of PUCT self-play (--search puct)",

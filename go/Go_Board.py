@@ -45,6 +45,15 @@ MIN_SIZE, MAX_SIZE = 5, 19
 #: 7x7 at 8.5 (believed Black +9); other sizes the common 7.5.
 DEFAULT_KOMI = {5: 24.5, 7: 8.5}
 OTHER_KOMI = 7.5
+#: The area komi at which perfect play draws, where it is known or believed (5x5: Black wins by 25; 7x7: by
+#: 9; 9x9: by 7): self-play's komi draws centre on it (``Go_Training.draw_komi``).
+FAIR_KOMI = {5: 25.0, 7: 9.0, 9: 7.0}
+#: The komi plane of a network that sees komi (``GoBoard(komi_input=True)``): the komi from the player to
+#: move's side (positive: the player to move receives it), in units of this many points (KataGo's 20).
+KOMI_PLANE_SCALE = 20.0
+#: A komi an evaluator row holds: half points in one int8 (``Go_Game.GoGame.eval_input``), so the
+#: network sees komi clipped to +-63.5 (scores still count the komi as set).
+MAX_INPUT_KOMI = 63.5
 #: The move cap of games against a person or another engine (``play_board``): a million actions, thousands
 #: of times a real game (a 19x19 game is about 300 moves), so that in practice only two passes end a game.
 #: Superko stays exact to there; the cost is 8 bytes of hash history a move in every state kept (a search
@@ -155,14 +164,17 @@ class Analysis:
 class GoBoard:
     """The rules of one board size and komi, batched over states (see the module docstring).
 
-    ``GoBoard(size, komi=None, max_moves=None, history=1)``: ``komi`` defaults to ``DEFAULT_KOMI`` by
-    size, ``max_moves`` to ``2*size*size`` actions, ``history`` is how many positions the network sees.
+    ``GoBoard(size, komi=None, max_moves=None, history=1, komi_input=False)``: ``komi`` defaults to
+    ``DEFAULT_KOMI`` by size, ``max_moves`` to ``2*size*size`` actions, ``history`` is how many positions
+    the network sees, ``komi_input`` whether it also sees the komi. A state batch may hold its own komi per
+    state (``komi``, (B,) float32: self-play draws one per game); states without it play at ``komi``.
     """
 
     size: int
     komi: float | None = None
     max_moves: int | None = None
     history: int = 1
+    komi_input: bool = False  # the network's input holds a komi plane (``encode``)
     discount: float = field(default=-1.0, init=False)  # two players, zero-sum: negate the value each ply
 
     def __post_init__(self):
@@ -198,8 +210,15 @@ class GoBoard:
 
     @property
     def obs_shape(self) -> tuple[int, int, int]:
-        """``encode``'s planes: own and opponent stones for each of ``history`` positions, then side to move."""
-        return (2 * self.history + 1, self.size, self.size)
+        """``encode``'s planes: own and opponent stones for each of ``history`` positions, the side to move,
+        then (``komi_input``) the komi."""
+        return (2 * self.history + 1 + int(self.komi_input), self.size, self.size)
+
+    @property
+    def symmetry_maps(self) -> np.ndarray:
+        """``(8, N*N)``: the point each point of the ``k``-th image of ``symmetries`` comes from
+        (``image[:, p] = board[:, maps[k, p]]``), the identity first."""
+        return self._perms
 
     # -- states --------------------------------------------------------------------------------------------
     def initial_state(self, batch: int = 1) -> dict[str, np.ndarray]:
@@ -214,6 +233,12 @@ class GoBoard:
         if self.history > 1:
             state["past"] = np.zeros((batch, self.history - 1, self.num_points), dtype=np.int8)
         return state
+
+    def komi_of(self, state) -> np.ndarray:
+        """(B,) float64: each state's komi (its own ``komi`` entry, else the rules')."""
+        if "komi" in state:
+            return np.asarray(state["komi"], dtype=np.float64)
+        return np.full(state["board"].shape[0], float(self.komi))
 
     def with_room(self, state, moves: int) -> dict[str, np.ndarray]:
         """``state`` with hash history for ``moves`` more actions (at most to ``max_moves``): the same dict
@@ -371,6 +396,8 @@ class GoBoard:
         }
         if self.history > 1:
             new["past"] = np.concatenate([board[:, None], state["past"][:, :-1]], axis=1)
+        if "komi" in state:
+            new["komi"] = state["komi"]
         return new
 
     def ownership(self, board: np.ndarray) -> np.ndarray:
@@ -400,7 +427,7 @@ class GoBoard:
     def score(self, state) -> np.ndarray:
         """(B,) float64: Black's area minus White's area minus komi (positive: Black is ahead)."""
         black, white = self.area(state["board"])
-        return (black - white).astype(np.float64) - self.komi
+        return (black - white).astype(np.float64) - self.komi_of(state)
 
     def terminal_value(self, state) -> np.ndarray:
         """(B,) float64: +1 if the player to move wins by the area score, -1 if they lose, 0 for a draw
@@ -414,14 +441,21 @@ class GoBoard:
     def encode(self, state) -> np.ndarray:
         """(B, 2*history+1, N, N) float32 network input, from the side to move: for the current board and
         each of the ``history-1`` previous ones, a plane of own stones then a plane of opponent stones;
-        last, a plane of ones when Black is to move (zeros for White)."""
+        then a plane of ones when Black is to move (zeros for White); with ``komi_input`` last a plane of the
+        komi the player to move receives (White: +komi, Black: -komi), clipped to ``MAX_INPUT_KOMI``, over
+        ``KOMI_PLANE_SCALE``."""
         boards = state["board"][:, None]
         if self.history > 1:
             boards = np.concatenate([boards, state["past"]], axis=1)
+        batch = boards.shape[0]
         own = state["to_play"][:, None, None]
-        planes = np.stack([boards == own, boards == -own], axis=2).reshape(boards.shape[0], -1, self.num_points)
-        side = np.broadcast_to((state["to_play"] == BLACK)[:, None, None], (boards.shape[0], 1, self.num_points))
-        return np.concatenate([planes, side], axis=1).astype(np.float32).reshape(-1, *self.obs_shape)
+        planes = np.stack([boards == own, boards == -own], axis=2).reshape(batch, -1, self.num_points)
+        side = np.broadcast_to((state["to_play"] == BLACK)[:, None, None], (batch, 1, self.num_points))
+        parts = [planes, side]
+        if self.komi_input:
+            komi = np.clip(self.komi_of(state), -MAX_INPUT_KOMI, MAX_INPUT_KOMI) * -state["to_play"]
+            parts.append(np.broadcast_to((komi / KOMI_PLANE_SCALE)[:, None, None], (batch, 1, self.num_points)))
+        return np.concatenate(parts, axis=1, dtype=np.float32).reshape(-1, *self.obs_shape)
 
     def state_keys(self, state) -> np.ndarray:
         """(B,) exact keys (``numpy.bytes_``: hashable, sortable; trailing zero bytes dropped, which keeps
@@ -462,12 +496,13 @@ class GoBoard:
         """One state of the batch as a text board, with whose move it is and the move count."""
         who = "Black (X)" if state["to_play"][index] == BLACK else "White (O)"
         board = board_to_text(state["board"][index], self.size)
-        return f"{board}\n{who} to move, move {int(state['move_count'][index])}, komi {self.komi}"
+        komi = f"{float(state['komi'][index]):g}" if "komi" in state else self.komi
+        return f"{board}\n{who} to move, move {int(state['move_count'][index])}, komi {komi}"
 
 
-def play_board(size: int, komi: float | None = None, history: int = 1) -> GoBoard:
+def play_board(size: int, komi: float | None = None, history: int = 1, komi_input: bool = False) -> GoBoard:
     """The rules of a game against a person or another engine: ``GoBoard`` with ``PLAY_MAX_MOVES``."""
-    return GoBoard(size, komi=komi, max_moves=PLAY_MAX_MOVES, history=history)
+    return GoBoard(size, komi=komi, max_moves=PLAY_MAX_MOVES, history=history, komi_input=komi_input)
 
 
 def _repeats(labels: np.ndarray) -> np.ndarray:

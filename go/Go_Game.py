@@ -5,11 +5,16 @@ and move cap (self-play's 2 N^2), ``go_game(size, komi, max_moves, history)`` ma
 
 Two players, zero-sum: discount -1 (the search negates a value at each ply), no reward per move, the
 terminal value is +1 / -1 / 0 for the player to move by the area score (``GoBoard.terminal_value``).
+With ``score_utility`` u above 0, the search's utility of a finished game is ``(1 - u)`` times that plus
+``u * score_term(margin)`` (the player to move's area lead after komi), the same mix a network with a
+score head gives the positions it evaluates (``Go_Net.GoNet``): among lost (or won) moves the search then
+prefers the larger expected margin (KataGo's static score utility).
 
 What an evaluator sees of a state (``eval_input``) is one int8 row per state: the board, the
-``history - 1`` previous boards (most recent first) and the player to move, ``history * N*N + 1``
-numbers. The network's output depends on nothing else, so the evaluation cache keys on those bytes
-(the hash history and pass count, which legality needs, stay in the state batch, not in the key).
+``history - 1`` previous boards (most recent first), with ``komi_input`` the komi in half points, and the
+player to move, ``history * N*N + 1`` numbers (one more with the komi). The network's output depends on
+nothing else, so the evaluation cache keys on those bytes (the hash history and pass count, which
+legality needs, stay in the state batch, not in the key).
 ``encode`` turns rows into ``Go_Board.encode``'s planes; ``symmetries`` into the 8 square symmetries
 of rows and policies (pass fixed).
 """
@@ -20,10 +25,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from go.Go_Board import PLAY_MAX_MOVES, GoBoard
+from go.Go_Board import MAX_INPUT_KOMI, PLAY_MAX_MOVES, GoBoard
 
 #: The seed's input: the last 8 positions of each side and a side-to-move plane (17 planes).
 DEFAULT_HISTORY = 8
+
+
+def score_term(margin_over_size):
+    """The score part of the search's utility, ``tanh(margin / N)`` of a margin given in units of the
+    board's side N (numpy or torch): a row's worth of points is worth about 0.76 of it. A score head
+    predicts margins in these units (``Go_Net.GoNet``)."""
+    return margin_over_size.tanh() if hasattr(margin_over_size, "tanh") else np.tanh(margin_over_size)
 
 
 @dataclass(frozen=True)
@@ -32,6 +44,7 @@ class GoGame:
 
     rules: GoBoard
     name: str
+    score_utility: float = 0.0  # the share of the score term in the search's utility (module docstring)
     discount: float = field(default=-1.0, init=False)  # two players: negate the value each ply
     leaf_quirk: bool = field(default=False, init=False)  # the cube MCTS's double leaf update is the cube's
     move_cost: float = field(default=0.0, init=False)  # a move costs nothing; only the end pays
@@ -39,6 +52,11 @@ class GoGame:
     @property
     def size(self) -> int:
         return self.rules.size
+
+    @property
+    def network_options(self) -> dict:
+        """What a network must read of this game: ``Go_Net.GoNet.game_options``."""
+        return {"history": self.rules.history, "komi_input": self.rules.komi_input, "score_utility": self.score_utility}
 
     @property
     def komi(self) -> float:
@@ -82,24 +100,48 @@ class GoGame:
         return self.rules.is_terminal(state)
 
     def terminal_value(self, state) -> np.ndarray:
-        return self.rules.terminal_value(state)
+        """(B,) the search's utility of finished games for their player to move (module docstring)."""
+        win = self.rules.terminal_value(state)
+        if not self.score_utility:
+            return win
+        margin = self.rules.score(state) * state["to_play"]
+        return (1 - self.score_utility) * win + self.score_utility * score_term(margin / self.size)
+
+    def final_targets(self, inputs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """What a score and an ownership head learn of finished games, from their last positions'
+        ``eval_input`` rows: Black's area lead after komi ``(E,)`` float64, and each point's owner ``(E, N*N)``
+        int8 (1 Black, -1 White, 0 neither; ``GoBoard.ownership``). Komi: the row's where it holds one,
+        else the rules'."""
+        state = self._unpack(inputs)
+        return self.rules.score(state), self.rules.ownership(np.ascontiguousarray(state["board"]))
+
+    def margins(self, state) -> np.ndarray:
+        """(B,) float64: the area lead after komi of the player to move (finished or not: as the board stands)."""
+        return self.rules.score(state) * state["to_play"]
 
     # -- what the network sees -------------------------------------------------------------------
     def eval_input(self, state) -> np.ndarray:
-        """``(B, history*N*N + 1)`` int8: board, previous boards (most recent first), player to move."""
+        """``(B, history*N*N + 1)`` int8: board, previous boards (most recent first), with ``komi_input``
+        the komi in half points (clipped to ``Go_Board.MAX_INPUT_KOMI``), player to move."""
         parts = [state["board"]]
         if self.rules.history > 1:
             parts.append(state["past"].reshape(len(state["board"]), -1))
+        if self.rules.komi_input:
+            komi = np.clip(self.rules.komi_of(state), -MAX_INPUT_KOMI, MAX_INPUT_KOMI)
+            parts.append(np.round(2 * komi).astype(np.int8)[:, None])
         parts.append(state["to_play"][:, None].astype(np.int8))
         return np.concatenate(parts, axis=1)
 
     def _unpack(self, inputs: np.ndarray) -> dict[str, np.ndarray]:
-        """The ``board``, ``past`` and ``to_play`` arrays of ``eval_input`` rows (what ``encode`` reads)."""
+        """The ``board``, ``past``, ``komi`` and ``to_play`` arrays of ``eval_input`` rows (what ``encode``
+        reads)."""
         nn, history = self.rules.num_points, self.rules.history
         inputs = np.asarray(inputs, dtype=np.int8)
         state = {"board": inputs[:, :nn], "to_play": inputs[:, -1]}
         if history > 1:
-            state["past"] = inputs[:, nn:-1].reshape(len(inputs), history - 1, nn)
+            state["past"] = inputs[:, nn : history * nn].reshape(len(inputs), history - 1, nn)
+        if self.rules.komi_input:
+            state["komi"] = inputs[:, -2].astype(np.float32) / 2
         return state
 
     def encode(self, inputs: np.ndarray) -> np.ndarray:
@@ -121,28 +163,38 @@ class GoGame:
         return self.rules.to_text(state, index)
 
 
-def go_game(size: int, komi: float | None = None, max_moves: int | None = None, history: int = DEFAULT_HISTORY):
-    """A ``GoGame`` on a ``size`` board (``GoBoard``'s defaults for ``komi`` and ``max_moves``). Its name is
-    ``go{size}`` with the defaults, else it also names what differs (``go5-komi25.5``), so that a registry
-    never confuses two rule sets."""
-    rules = GoBoard(size, komi=komi, max_moves=max_moves, history=history)
+def go_game(
+    size: int,
+    komi: float | None = None,
+    max_moves: int | None = None,
+    history: int = DEFAULT_HISTORY,
+    komi_input: bool = False,
+    score_utility: float = 0.0,
+) -> GoGame:
+    """A ``GoGame`` on a ``size`` board (``GoBoard``'s defaults for ``komi`` and ``max_moves``; a network
+    input with the komi plane with ``komi_input``; the search's ``score_utility``). Its name is ``go{size}``
+    with the defaults, else it also names what differs (``go5-komi25.5``, ``go5-komiplane-utility0.1``), so
+    that a registry never confuses two rule sets."""
+    rules = GoBoard(size, komi=komi, max_moves=max_moves, history=history, komi_input=komi_input)
     default = GoBoard(size, history=DEFAULT_HISTORY)
     name = f"go{size}"
     for label, value, usual in (
         ("komi", rules.komi, default.komi),
         ("moves", rules.max_moves, default.max_moves),
         ("history", history, DEFAULT_HISTORY),
+        ("utility", score_utility, 0.0),
     ):
         if value != usual:
             name += f"-{label}{value:g}"
-    return GoGame(rules, name)
+    return GoGame(rules, name + ("-komiplane" if komi_input else ""), score_utility)
 
 
-def go_play_game(size: int, komi: float | None = None, history: int = DEFAULT_HISTORY) -> GoGame:
+def go_play_game(size: int, komi: float | None = None, history: int = DEFAULT_HISTORY, **inputs) -> GoGame:
     """The game against a person or another engine (GTP, the GUI, matches against GNU Go): ``go_game`` with
     ``Go_Board.PLAY_MAX_MOVES`` instead of self-play's cap of 2 N^2 moves, so only two passes end it in
-    practice, and positional superko over the whole game."""
-    return go_game(size, komi, PLAY_MAX_MOVES, history)
+    practice, and positional superko over the whole game. ``inputs``: ``komi_input`` and ``score_utility``
+    (a network's ``GoNet.game_options``)."""
+    return go_game(size, komi, PLAY_MAX_MOVES, history, **inputs)
 
 
 GO_GAMES = {game.name: game for game in (go_game(5), go_game(7), go_game(9))}

@@ -144,13 +144,14 @@ def load_agent_model(path: str | None, size: int, device=None):
     return load_go_model(agent_checkpoint(path, size), size, device or "cpu")
 
 
-def match_game(args: argparse.Namespace, history: int, opponent: str):
+def match_game(args: argparse.Namespace, options: dict, opponent: str):
     """The game of a match or a shown game: against GNU Go (another engine) the game of real play
     (``Go_Game.go_play_game``: two passes end it, as over GTP, so that evaluate.py measures what a GTP
     controller sees); between the project's own players (the agent itself, random, rollout, a checkpoint)
-    self-play's cap of 2 N^2 moves, which bounds two programs that never pass."""
+    self-play's cap of 2 N^2 moves, which bounds two programs that never pass. ``options``: the agent
+    network's ``GoNet.game_options``."""
     make = go_play_game if opponent == "gnugo" else go_game
-    return make(args.game, args.komi, history=history)
+    return make(args.game, args.komi, **options)
 
 
 def make_opponent(args: argparse.Namespace, rng: np.random.Generator, agent: TimedPlayer):
@@ -233,7 +234,7 @@ def match_one(args: argparse.Namespace, path: str, sgf_dir: str) -> dict:
     ``sgf_dir``: printed, and its summaries (overall, as Black, as White)."""
     path = agent_checkpoint(path, args.game)
     model = load_go_model(path, args.game, args.device)
-    game = match_game(args, model.history, args.opponent)
+    game = match_game(args, model.game_options, args.opponent)
     rng = np.random.default_rng(args.seed)
     agent = TimedPlayer(agent_from_args(model, args, sample_moves=args.sample_moves, rng=rng, device=args.device))
     opponent = make_opponent(args, rng, agent)
@@ -301,7 +302,7 @@ def empty_board(model, size: int, komi: float, sims: int, c_puct: float, symmetr
     margin and winner of the agent's greedy game against itself. The network has no komi input (the seed's
     planes), so its value is the same at every komi; the self-play game's margin says at which komi its
     play wins."""
-    game = go_game(size, komi, history=model.history)
+    game = go_game(size, komi, **model.game_options)
     state = game.initial_state(1)
     with torch.inference_mode():
         _, value = model(torch.from_numpy(game.encode(game.eval_input(state))))
@@ -386,7 +387,7 @@ def show_main(argv=None) -> int:
         model = load_agent_model(args.checkpoint, args.game, args.device)
     except (CheckpointError, FileNotFoundError, Cli.DeviceError) as exc:
         return Cli.fail(exc)
-    game = match_game(args, model.history, args.opponent)
+    game = match_game(args, model.game_options, args.opponent)
     rng = np.random.default_rng(args.seed)
     agent = ShowingPlayer(agent_from_args(model, args, rng=rng, device=args.device), game)
     others = {"self": lambda: agent, "random": lambda: RandomPlayer(rng), "gnugo": lambda: gnugo_player(args)}

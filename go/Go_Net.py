@@ -4,9 +4,18 @@
 (two 3x3 convolutions of ``filters`` channels, each followed by GroupNorm, a skip connection, ReLU), a
 policy head (1x1 convolution to 2 planes, GroupNorm, ReLU, a linear layer to N*N+1 logits, pass last)
 and a value head (1x1 convolution to 1 plane, GroupNorm, ReLU, a 128-unit hidden layer, tanh). The input
-is ``Go_Game.GoGame.encode``'s planes, ``2*history + 1`` of them (17: the seed's 8 positions).
+is ``Go_Game.GoGame.encode``'s planes, ``2*history + 1`` of them (17: the seed's 8 positions), one more
+(an even count) when the network sees the komi (``komi_input``).
 ``forward`` gives ``(logits (B, N*N+1), value (B, 1))`` as ``PolicyValueNet`` does, so the engine's
-``NetworkEvaluator`` and ``Train_Network.alphazero_loss`` read it unchanged.
+``NetworkEvaluator`` reads it unchanged.
+
+With ``score_heads`` (KataGo's auxiliary targets, arXiv 1902.10565) the network also predicts the final
+area margin of the player to move (``score``, in units of the board's side N: a linear layer on the value
+head's hidden units) and each point's final owner from that player's side (``ownership``, in [-1, 1]: a
+1x1 convolution of the trunk, tanh); ``heads`` gives all four outputs. The buffer ``score_utility`` u
+(saved with the weights) makes ``forward``'s value the search's utility, ``(1 - u) * value + u *
+Go_Game.score_term(score)``, the mix the game gives finished games (``GoGame.score_utility``); the game
+of a network is ``go_game(..., **net.game_options)``.
 
 Checkpoints go through ``run.Checkpoints.save_checkpoint`` / ``load_state_dict`` (a bare state_dict,
 written atomically, read with ``weights_only=True``). The network's buffer ``go_board_size``
@@ -23,12 +32,15 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from go.Go_Game import score_term
 from run.Checkpoints import GO_SIZE_KEY, go_size_of, load_state_dict
 from run.Run_IO import CheckpointError
 
 FILTERS, BLOCKS, VALUE_HIDDEN = 64, 4, 128  # the seed's
 GROUPS = 8  # GroupNorm groups of the trunk's channels (the heads' 2 and 1 channels: one group)
 STEM_LAYER = "stem.0.weight"  # (filters, in_planes, 3, 3)
+SCORE_LAYER = "score_out.weight"  # present in a network with score and ownership heads
+UTILITY_KEY = "score_utility"  # the buffer of the score term's share in forward's value
 _BLOCK_KEY = re.compile(r"blocks\.(\d+)\.")
 
 
@@ -57,12 +69,22 @@ class ResidualBlock(nn.Module):
 class GoNet(nn.Module):
     """The policy-value network of a ``size`` board (see the module docstring)."""
 
-    def __init__(self, size: int, in_planes: int = 17, filters: int = FILTERS, blocks: int = BLOCKS):
+    def __init__(
+        self,
+        size: int,
+        in_planes: int = 17,
+        filters: int = FILTERS,
+        blocks: int = BLOCKS,
+        score_heads: bool = False,
+        score_utility: float = 0.0,
+    ):
         super().__init__()
         if size < 1 or in_planes < 1 or filters < 1 or blocks < 0:
             raise ValueError(
                 f"a Go network needs a positive size, planes and filters, got {size}, {in_planes}, {filters}"
             )
+        if score_utility and not score_heads or not 0 <= score_utility < 1:
+            raise ValueError(f"score_utility must be in [0, 1) and needs score heads, got {score_utility}")
         self.size, self.in_planes, self.filters, self.num_blocks = size, in_planes, filters, blocks
         points = size * size
         self.register_buffer(GO_SIZE_KEY, torch.tensor(float(size)))  # saved: marks a Go checkpoint and its size
@@ -74,16 +96,50 @@ class GoNet(nn.Module):
             *_conv_norm(filters, 1, 1, 1), nn.ReLU(), nn.Flatten(), nn.Linear(points, VALUE_HIDDEN), nn.ReLU()
         )
         self.value_out = nn.Linear(VALUE_HIDDEN, 1)
+        self.has_score = score_heads
+        if score_heads:
+            self.score_out = nn.Linear(VALUE_HIDDEN, 1)
+            self.ownership_out = nn.Conv2d(filters, 1, 1)
+            self.register_buffer(UTILITY_KEY, torch.tensor(float(score_utility)))
 
     @property
     def history(self) -> int:
         """The positions the input planes hold (``GoBoard(history=...)``)."""
         return (self.in_planes - 1) // 2
 
-    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """``x (B, in_planes, N, N)`` -> policy logits ``(B, N*N+1)`` and value ``(B, 1)`` in [-1, 1]."""
+    @property
+    def komi_input(self) -> bool:
+        """The input holds a komi plane (``Go_Board.GoBoard.komi_input``): an even number of planes."""
+        return self.in_planes % 2 == 0
+
+    @property
+    def game_options(self) -> dict:
+        """What the game of this network must match: ``go_game(size, komi, ..., **game_options)``."""
+        utility = round(float(getattr(self, UTILITY_KEY)), 6) if self.has_score else 0.0  # float32 to the flag's
+        return {"history": self.history, "komi_input": self.komi_input, "score_utility": utility}
+
+    def heads(self, x: torch.Tensor) -> dict[str, torch.Tensor]:
+        """Every output of ``x (B, in_planes, N, N)``: ``logits (B, N*N+1)``, ``value (B, 1)`` (the win
+        value in [-1, 1]) and, with score heads, ``score (B, 1)`` (the margin over N) and ``ownership
+        (B, N*N)`` in [-1, 1]; all from the player to move's side."""
         h = self.blocks(self.stem(x))
-        return self.policy_out(self.policy_head(h)), torch.tanh(self.value_out(self.value_head(h)))
+        hidden = self.value_head(h)
+        out = {"logits": self.policy_out(self.policy_head(h)), "value": torch.tanh(self.value_out(hidden))}
+        if self.has_score:
+            out["score"] = self.score_out(hidden)
+            out["ownership"] = torch.tanh(self.ownership_out(h).flatten(1))
+        return out
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """``x (B, in_planes, N, N)`` -> policy logits ``(B, N*N+1)`` and the search's value ``(B, 1)`` in
+        [-1, 1] (with a score utility, its mix of value and score: module docstring)."""
+        h = self.blocks(self.stem(x))
+        hidden = self.value_head(h)
+        value = torch.tanh(self.value_out(hidden))
+        if self.has_score:
+            utility = getattr(self, UTILITY_KEY)
+            value = (1 - utility) * value + utility * score_term(self.score_out(hidden))
+        return self.policy_out(self.policy_head(h)), value
 
 
 def go_model_from_state(state: dict, path: str) -> GoNet:
@@ -93,7 +149,13 @@ def go_model_from_state(state: dict, path: str) -> GoNet:
     if not isinstance(stem, torch.Tensor) or stem.dim() != 4:
         raise CheckpointError(f"checkpoint '{path}' does not fit GoNet (it has no convolution stem).")
     blocks = len({int(m.group(1)) for key in state if (m := _BLOCK_KEY.match(key))})
-    model = GoNet(go_size_of(state), in_planes=stem.shape[1], filters=stem.shape[0], blocks=blocks)
+    utility = state.get(UTILITY_KEY)
+    utility = float(utility) if isinstance(utility, torch.Tensor) and utility.numel() == 1 else 0.0
+    if not 0 <= utility < 1:
+        raise CheckpointError(f"checkpoint '{path}' is damaged: its score utility {utility:g} is not in [0, 1).")
+    model = GoNet(
+        go_size_of(state), stem.shape[1], stem.shape[0], blocks, score_heads=SCORE_LAYER in state, score_utility=utility
+    )
     try:
         model.load_state_dict(state)
     except (RuntimeError, KeyError):

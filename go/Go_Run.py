@@ -66,7 +66,8 @@ class GoMetricsLogger(MetricsLogger):
             self.metrics[key].append(row[key])
         scalars = {f"go/{k}": v for k, v in row.items() if k != "iterations"}
         scalars["go/lr"] = run.scheduler.get_last_lr()[0]
-        scalars.update({f"go/{k}": values[k] for k in ("gate_score", "gate_kept") if k in values})
+        extra = ("gate_score", "gate_kept", "score_loss", "ownership_loss", "score_error", "hopeless_share")
+        scalars.update({f"go/{k}": values[k] for k in extra if k in values})
         self.log_scalars(iteration, scalars)
 
     def plot_all(self, filename: str = "training_metrics.png") -> str:
@@ -96,14 +97,19 @@ class GoMetricsLogger(MetricsLogger):
 # --------------------------------------------------------------------------- the checks of a saved state
 def buffer_problem(games, recipe: GoRecipe) -> str | None:
     """What is wrong with a saved game buffer of this recipe's board (a phrase), or None: per game the
-    evaluator rows (int8 points and player to move), visit-count policies over the board's moves, outcomes."""
+    evaluator rows (int8 points and player to move), visit-count policies over the board's moves, outcomes
+    (and with ``--score-heads`` final margins and owners)."""
     game = recipe.game()
     width, actions = len(game.eval_input(game.initial_state(1))[0]), game.num_actions
-    if not isinstance(games, list) or not all(isinstance(g, list | tuple) and len(g) == 3 for g in games):
-        return "has a game buffer that is not a list of games (rows, policies, values)"
-    for rows, pis, zs in games:
-        if not all(torch.is_tensor(t) for t in (rows, pis, zs)):
+    parts = 5 if recipe.score_heads else 3
+    if not isinstance(games, list) or not all(isinstance(g, list | tuple) and len(g) == parts for g in games):
+        what = "rows, policies, values, margins, owners" if recipe.score_heads else "rows, policies, values"
+        return f"has a game buffer that is not a list of games ({what})"
+    for rows, pis, zs, *score in games:
+        if not all(torch.is_tensor(t) for t in (rows, pis, zs, *score)):
             return "has a game buffer whose games are not tensors"
+        if score and (problem := score_targets_problem(*score, len(rows), game.rules.num_points)):
+            return problem
         if rows.dtype != torch.int8 or rows.dim() != 2 or rows.shape[1] != width:
             return (
                 f"has buffer rows of shape {tuple(rows.shape)} and type {rows.dtype} (need n x {width} int8, "
@@ -113,7 +119,8 @@ def buffer_problem(games, recipe: GoRecipe) -> str | None:
             return f"has buffer policies of shape {tuple(pis.shape)} (need {len(rows)} x {actions} float32)"
         if zs.dtype != torch.float32 or zs.shape != (len(rows),):
             return f"has buffer values of shape {tuple(zs.shape)} and type {zs.dtype} (need {len(rows)} float32)"
-        if len(rows) == 0 or int(rows.min()) < -1 or int(rows.max()) > 1:
+        points = rows[:, : recipe.history * game.rules.num_points]  # (a komi column follows with --komi-input)
+        if len(rows) == 0 or int(points.min()) < -1 or int(points.max()) > 1 or not bool(rows[:, -1].abs().eq(1).all()):
             return "has buffer rows that are empty or hold points outside -1..1"
         if not (torch.isfinite(pis).all() and torch.isfinite(zs).all()):
             return "has buffer targets that are not finite"
@@ -121,6 +128,15 @@ def buffer_problem(games, recipe: GoRecipe) -> str | None:
             return "has buffer policy targets that are not distributions (non-negative, summing to 1)"
         if float(zs.abs().max()) > 1:
             return "has buffer values outside -1..1"
+    return None
+
+
+def score_targets_problem(margins, owners, samples: int, points: int) -> str | None:
+    """What is wrong with one saved game's margins and owners (a phrase), or None."""
+    if margins.dtype != torch.float32 or margins.shape != (samples,) or not bool(torch.isfinite(margins).all()):
+        return f"has buffer margins that are not {samples} finite float32 numbers"
+    if owners.dtype != torch.int8 or owners.shape != (samples, points) or int(owners.abs().max()) > 1:
+        return f"has buffer owners that are not {samples} x {points} int8 in -1..1"
     return None
 
 
@@ -196,7 +212,7 @@ class GoTrainer:
         torch.manual_seed(self.args.seed)
         model = self.recipe.network()
         optimizer, scheduler = make_optimizer(model, self.recipe)
-        buffer = GameBuffer(self.recipe.buffer_fraction, self.recipe.buffer_min_games)
+        buffer = GameBuffer(self.recipe.buffer_fraction, self.recipe.buffer_min_games, self.recipe.score_heads)
         metrics = {k: [] for k in GO_METRIC_KEYS}
         run = GoRun(model, optimizer, scheduler, buffer, np.random.default_rng(self.args.seed), metrics)
         return self.on_device(run)
@@ -274,7 +290,8 @@ class GoTrainer:
             f"iter {it:4d} | games {values['games']} (Black wins {100 * values['black_wins']:3.0f}%, "
             f"{values['mean_length']:.1f} moves) | loss {values['loss']:.4f} (pi {values['policy_loss']:.4f}, "
             f"v {values['value_loss']:.4f}) | lr {run.scheduler.get_last_lr()[0]:.0e} "
-            f"| buffer {values['buffer_samples']:,}{hopeless_text(values)}{gate_text(values)} | {seconds:5.1f}s "
+            f"| buffer {values['buffer_samples']:,}{score_text(values)}{hopeless_text(values)}{gate_text(values)} "
+            f"| {seconds:5.1f}s "
             f"| total {time.strftime('%H:%M:%S', time.gmtime(run.seconds))}",
             flush=True,
         )
@@ -288,6 +305,11 @@ def gate_text(values: dict) -> str:
     if "gate_score" not in values:
         return ""
     return f" | gate {100 * values['gate_score']:3.0f}% {'kept' if values['gate_kept'] else 'reverted'}"
+
+
+def score_text(values: dict) -> str:
+    """The score head's mean absolute error in points this iteration (``--score-heads``), for its line."""
+    return f" | score error {values['score_error']:.2f}" if "score_error" in values else ""
 
 
 def hopeless_text(values: dict) -> str:

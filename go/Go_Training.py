@@ -43,6 +43,7 @@ from engine.Games import register_game
 from engine.Gumbel_MCTS import GumbelMCTS
 from engine.Precision import eval_mode
 from go.Arena import agent_player, run_match
+from go.Go_Board import FAIR_KOMI
 from go.Go_Game import DEFAULT_HISTORY, GoGame, go_game
 from go.Go_Net import BLOCKS, FILTERS, GoNet
 from MCTS_Core import MCTS, NetworkEvaluator, RootNoise
@@ -89,19 +90,31 @@ class GoRecipe:
     # Above 0: a training sample whose value the network puts below -hopeless for its player to move trains
     # the value only, not the policy (as KataGo's soft resignation; why: docs/design_notes.md, "hopeless")
     hopeless: float = 0.0
+    # Komi as the network's input, and each self-play game's komi drawn around the board's fair komi
+    # (Go_Board.FAIR_KOMI, a normal of this spread rounded to a half point; a tenth of the games four times
+    # as wide, as KataGo), so that one network plays every komi (0: every game at --komi)
+    komi_input: bool = False
+    komi_spread: float = 0.0
+    # Score and ownership heads trained on each game's final area margin and owners (KataGo's auxiliary
+    # targets; loss weights below), and the score term's share in the search's utility (Go_Game)
+    score_heads: bool = False
+    score_weight: float = 0.1
+    ownership_weight: float = 1.0
+    score_utility: float = 0.0
     search: str = "puct"  # self-play's search: Search_Tree.SEARCHES
     gate_games: int = 30  # the seed's arena after each iteration's training (0: none; ``gate``)
     gate_threshold: float = 0.55  # the trained network is kept if it scores more than this share
 
     def game(self) -> GoGame:
-        return go_game(self.size, self.komi, self.max_moves, self.history)
+        return go_game(self.size, self.komi, self.max_moves, self.history, self.komi_input, self.score_utility)
 
     def opening(self) -> int:
         """Moves played at temperature 1 before greedy play."""
         return round(0.15 * 0.6 * self.size**2) if self.opening_moves is None else self.opening_moves
 
     def network(self) -> GoNet:
-        return GoNet(self.size, self.game().obs_shape[0], self.filters, self.blocks)
+        planes = self.game().obs_shape[0]
+        return GoNet(self.size, planes, self.filters, self.blocks, self.score_heads, self.score_utility)
 
 
 #: The state batch's key of each game's index in a ``play_games`` call (the rules ignore keys they do not
@@ -239,6 +252,18 @@ def gumbel_chooser(model, recipe: GoRecipe, game: GoGame, rngs: list[np.random.G
     return search, choose
 
 
+#: The share of self-play games whose komi is drawn with four times ``komi_spread`` (KataGo's wide draws).
+WIDE_KOMI_SHARE = 0.1
+
+
+def draw_komi(recipe: GoRecipe, rng: np.random.Generator) -> float:
+    """One self-play game's komi: the board's fair komi plus a normal of ``komi_spread`` (in a tenth of
+    the games four times that), rounded to a half point, so that no game is a draw."""
+    fair = FAIR_KOMI.get(recipe.size, recipe.game().komi)
+    spread = recipe.komi_spread * (4 if rng.random() < WIDE_KOMI_SHARE else 1)
+    return math.floor(fair + spread * rng.standard_normal()) + 0.5
+
+
 def game_seeds(rng: np.random.Generator, games: int) -> np.ndarray:
     """``(games,)`` int64: one seed per game of an iteration, drawn from the run's generator."""
     return rng.integers(0, 2**63 - 1, size=games, dtype=np.int64)
@@ -256,6 +281,8 @@ def play_games(model: torch.nn.Module, recipe: GoRecipe, seeds) -> EpisodeResult
     search, choose = chooser(model, recipe, game, rngs)
     starts = game.initial_state(len(rngs))
     starts[GAME_INDEX] = np.arange(len(rngs))
+    if recipe.komi_spread > 0:  # drawn first, from each game's own generator
+        starts["komi"] = np.array([draw_komi(recipe, rng) for rng in rngs], dtype=np.float32)
     with eval_mode(model):
         return play_lockstep(search, starts, game.rules.max_moves, choose)
 
@@ -271,43 +298,65 @@ def self_play(model: torch.nn.Module, recipe: GoRecipe, rng: np.random.Generator
 
 
 class GameBuffer:
-    """The samples of the last games: ``(rows, policies, values)`` per game; it keeps the last
-    ``max(min_games, ceil(fraction * games added so far))`` games."""
+    """The samples of the last games: ``(rows, policies, values)`` per game, with ``score_targets`` also
+    each state's final margin and owners (``score_targets``); it keeps the last ``max(min_games,
+    ceil(fraction * games added so far))`` games."""
 
-    def __init__(self, fraction: float, min_games: int):
-        self.fraction, self.min_games = fraction, min_games
-        self.games: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    def __init__(self, fraction: float, min_games: int, score_targets: bool = False):
+        self.fraction, self.min_games, self.score_targets = fraction, min_games, score_targets
+        self.games: list[tuple[np.ndarray, ...]] = []
         self.games_added = 0
 
-    def add(self, results: EpisodeResults) -> None:
-        """Every searched state of ``results``'s games, with its outcome target."""
-        for rows, pis, zs in zip(results.states, results.policies, results.state_values(OUTCOME_TARGET)):
-            self.games.append((rows, pis, zs))
+    def add(self, results: EpisodeResults, game: GoGame | None = None) -> None:
+        """Every searched state of ``results``'s games (of ``game``), with its outcome target."""
+        if self.score_targets:
+            self.games += score_samples(results, game)
+        else:
+            targets = results.state_values(OUTCOME_TARGET)
+            self.games += [(rows, pis, zs) for rows, pis, zs in zip(results.states, results.policies, targets)]
         self.games_added += len(results.states)
         keep = max(self.min_games, math.ceil(self.fraction * self.games_added))
         del self.games[:-keep]
 
     def __len__(self) -> int:
-        return sum(len(zs) for _, _, zs in self.games)
+        return sum(len(parts[2]) for parts in self.games)
 
-    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """All samples: ``rows (n, ...)``, ``policies (n, A)``, ``values (n,)``."""
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """All samples: ``rows (n, ...)``, ``policies (n, A)``, ``values (n,)`` (and with score targets
+        ``margins (n,)``, ``owners (n, N*N)``)."""
         return tuple(np.concatenate(part) for part in zip(*self.games))
 
 
-def sample_batch(game: GoGame, data, size: int, rng: np.random.Generator, augment: bool):
-    """``(obs, pis, zs)`` float32 tensors of ``size`` samples drawn uniformly from ``data`` (``arrays()``);
-    with ``augment`` each under one of the 8 board symmetries drawn at random."""
-    rows, pis, zs = data
+def score_samples(results: EpisodeResults, game: GoGame) -> list[tuple[np.ndarray, ...]]:
+    """Per game ``(rows, policies, values, margins, owners)``: each searched state's targets from its
+    player to move's side: the outcome (+1, -1, 0 by the final area score), the final area margin after
+    komi (float32) and each point's final owner (int8: 1 the player's, -1 the opponent's, 0 neither)."""
+    black_margins, black_owners = game.final_targets(results.final_inputs)
+    out = []
+    for rows, pis, margin, owner in zip(results.states, results.policies, black_margins, black_owners):
+        side = rows[:, -1].astype(np.float32)  # the player to move: 1 Black, -1 White
+        margins = (margin * side).astype(np.float32)
+        out.append((rows, pis, np.sign(margins), margins, (owner[None, :] * side[:, None]).astype(np.int8)))
+    return out
+
+
+def sample_batch(game: GoGame, data, size: int, rng: np.random.Generator, augment: bool) -> list[torch.Tensor]:
+    """``[obs, pis, zs]`` (and with score targets ``margins``, ``owners``) float32 tensors of ``size``
+    samples drawn uniformly from ``data`` (``arrays()``); with ``augment`` each under one of the 8 board
+    symmetries drawn at random (owners mapped as the board)."""
+    rows, pis, zs, *score = data
     pick = rng.integers(len(zs), size=size)
     rows, pis = rows[pick], pis[pick]
+    score = [part[pick] for part in score]
     if augment:
         pairs = game.symmetries(rows, pis)
         which = rng.integers(len(pairs), size=size)
         rows = np.stack([r for r, _ in pairs])[which, np.arange(size)]
         pis = np.stack([p for _, p in pairs])[which, np.arange(size)]
-    obs = torch.from_numpy(game.encode(rows))
-    return obs, torch.from_numpy(np.asarray(pis, np.float32)), torch.from_numpy(zs[pick].astype(np.float32))
+        if score:
+            score[1] = np.take_along_axis(score[1], game.rules.symmetry_maps[which], axis=1)
+    tensors = [game.encode(rows), np.asarray(pis, np.float32), zs[pick], *score]
+    return [torch.from_numpy(np.asarray(t, dtype=np.float32)) for t in tensors]
 
 
 def make_optimizer(model: torch.nn.Module, recipe: GoRecipe):
@@ -320,26 +369,44 @@ def train_steps(model, optimizer, scheduler, buffer: GameBuffer, recipe: GoRecip
     """``recipe.train_steps`` SGD steps on batches from ``buffer``; the mean losses."""
     game, data = recipe.game(), buffer.arrays()
     device = next(model.parameters()).device
-    sums, hopeless = np.zeros(3), 0
+    sums, hopeless = np.zeros(6), 0
     model.train()
     for _ in range(recipe.train_steps):
-        obs, pis, zs = (t.to(device) for t in sample_batch(game, data, recipe.batch_size, rng, recipe.augment))
-        logits, values = model(obs)
-        weights = hopeless_weights(values, recipe.hopeless)
-        _, policy_loss, value_loss = alphazero_loss(logits, values, pis, zs, sample_weights=weights)
+        obs, pis, zs, *score = (t.to(device) for t in sample_batch(game, data, recipe.batch_size, rng, recipe.augment))
+        out = model.heads(obs) if recipe.score_heads else dict(zip(("logits", "value"), model(obs)))
+        weights = hopeless_weights(out["value"], recipe.hopeless)
+        _, policy_loss, value_loss = alphazero_loss(out["logits"], out["value"], pis, zs, sample_weights=weights)
         hopeless += 0 if weights is None else int((weights[:, 0] == 0).sum())
         loss = value_loss + policy_loss  # the seed's loss: the two terms unweighted
+        extra = score_losses(out, *score, recipe) if recipe.score_heads else (0.0, 0.0, 0.0)
+        loss = loss + recipe.score_weight * extra[0] + recipe.ownership_weight * extra[1]
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
         scheduler.step()
-        sums += [loss.item(), policy_loss.item(), value_loss.item()]
+        extra = [float(torch.as_tensor(x).detach()) for x in extra]
+        sums += [loss.item(), policy_loss.item(), value_loss.item(), *extra]
     model.eval()
-    loss, policy, value = (sums / max(1, recipe.train_steps)).tolist()
+    loss, policy, value, score_loss, owner_loss, score_error = (sums / max(1, recipe.train_steps)).tolist()
     metrics = {"loss": loss, "policy_loss": policy, "value_loss": value}
+    if recipe.score_heads:
+        metrics.update(score_loss=score_loss, ownership_loss=owner_loss, score_error=score_error)
     if recipe.hopeless > 0:
         metrics["hopeless_share"] = hopeless / max(1, recipe.train_steps * recipe.batch_size)
     return metrics
+
+
+def score_losses(out: dict, margins: torch.Tensor, owners: torch.Tensor, recipe: GoRecipe):
+    """The score head's Huber loss on the final margin (in units of the board's side, as it predicts),
+    the ownership head's cross-entropy on each point's final owner (mean over points; its tanh output read
+    as ``P(own) = (1 + o) / 2``, a point owned by neither as 1/2) and, as a plain number, the score head's
+    mean absolute error in points."""
+    size = recipe.size
+    score = out["score"].reshape(-1)
+    score_loss = torch.nn.functional.smooth_l1_loss(score, margins / size)
+    owned = ((out["ownership"] + 1) / 2).clamp(1e-6, 1 - 1e-6)
+    owner_loss = torch.nn.functional.binary_cross_entropy(owned, (owners + 1) / 2)
+    return score_loss, owner_loss, (score.detach() * size - margins).abs().mean()
 
 
 def hopeless_weights(values: torch.Tensor, hopeless: float) -> torch.Tensor | None:
@@ -379,7 +446,7 @@ def train_iteration(
     start = time.perf_counter()
     results = self_play(model, recipe, rng, pool=pool)
     played = time.perf_counter()
-    buffer.add(results)
+    buffer.add(results, recipe.game())
     white_to_move_at_end = results.lengths % 2 == 1  # Black moved first
     black_value = np.where(white_to_move_at_end, -results.final_values, results.final_values)
     kept = copy.deepcopy(model.state_dict()) if recipe.gate_games else None

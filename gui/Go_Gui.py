@@ -94,7 +94,7 @@ class GoApp(Window):
         self.fonts["small"] = pygame.font.Font(None, 20)
         sims = default_simulations(size) if sims is None else sims
         self.size, self.model, self.model_text, self.sims = size, model, model_text, sims
-        self.history = DEFAULT_HISTORY if model is None else model.history
+        self.game_options = {"history": DEFAULT_HISTORY} if model is None else model.game_options
         self.match = GoMatch(self._game(komi), human, search_agent(model, sims, c_puct, device, seed, symmetric))
         self.choice = {"colour": human, "komi": self.match.game.komi}  # the next game's settings
         self.view = GoView(BOARD_RECT, size, self.fonts)
@@ -104,7 +104,7 @@ class GoApp(Window):
         self.running = True
 
     def _game(self, komi: float | None):
-        return go_play_game(self.size, komi=komi, history=self.history)
+        return go_play_game(self.size, komi=komi, **self.game_options)
 
     def say(self, text: str, color=TEXT) -> None:
         self.message = (text, color)

@@ -324,6 +324,7 @@ class WorkerPool:
 def concat_results(parts: list[EpisodeResults], start: float) -> EpisodeResults:
     """The workers' ``EpisodeResults`` as one: episodes in worker order, ``seconds`` the wall time since
     ``start`` (``time.perf_counter``)."""
+    finals = [r.final_inputs for r in parts]
     return EpisodeResults(
         start_cubes=np.concatenate([r.start_cubes for r in parts]),
         actions=[a for r in parts for a in r.actions],
@@ -335,6 +336,7 @@ def concat_results(parts: list[EpisodeResults], start: float) -> EpisodeResults:
         network_states=sum(r.network_states for r in parts),
         game=parts[0].game,
         final_values=np.concatenate([r.final_values for r in parts]),
+        final_inputs=None if any(f is None for f in finals) else np.concatenate(finals),
     )
 
 

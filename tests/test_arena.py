@@ -106,7 +106,7 @@ def test_rollout_player_fits_its_simulations_to_the_time_per_move():
 
 def test_an_agent_refuses_a_game_whose_planes_its_network_cannot_read():
     agent = agent_player(GoNet(5, in_planes=5, filters=8, blocks=1).eval(), 4)
-    with pytest.raises(ValueError, match="reads 2 positions, the game gives 8"):
+    with pytest.raises(ValueError, match="needs the game .*history.: 2.* the game is .*history.: 8"):
         agent.new_game(GO5, BLACK)
     agent.new_game(go_game(5, history=2), WHITE)
     state = go_game(5, history=2).initial_state(1)
