@@ -42,6 +42,9 @@ OUTCOME_TARGET = "outcome"
 #: ``play_lockstep`` keeps those named in its ``extra_fields`` (float32 arrays under those names). An
 #: extra named ``SIMULATIONS`` gives each state's simulations, where they differ from the search's own.
 SIMULATIONS = "simulations"
+#: An extra named ``RECORDED`` (1 or 0) says which searched states become training samples (Go's playout cap
+#: randomization searches the others cheaply and keeps nothing of them).
+RECORDED = "recorded"
 Chooser = Callable[[dict], tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]]
 
 

@@ -62,6 +62,9 @@ FIELD_HELP = {
     "sampled_simulations": "the sampled colour's simulations (0: --simulations)",
     "sampled_c_puct": "the sampled colour's c_puct (0: --c-puct)",
     "hopeless": "a sample valued below -H for its player to move trains the value only (0: off)",
+    "full_search_share": "playout cap randomization: this share of the moves (not the sampled colour's) is "
+    "searched fully with root noise and trains; the rest searches --fast-simulations and trains nothing",
+    "fast_simulations": "the cheap searches' simulations (with --full-search-share below 1)",
     "komi_input": "the network sees the komi (an input plane): one network for every komi",
     "komi_spread": "each self-play game's komi: the board's fair komi plus a normal of this spread, rounded "
     "to a half point (a tenth of the games 4x as wide; 0: every game at --komi)",
@@ -170,6 +173,11 @@ def parse_args(argv=None, description: str | None = None) -> argparse.Namespace:
             f"--dirichlet-alpha is at most {Cli.MAX_DIRICHLET_ALPHA:g} (the noise is uniform long before)",
         ),
         (args.score_utility < 1, "--score-utility is below 1"),
+        (0 < args.full_search_share <= 1, "--full-search-share is above 0 and at most 1"),
+        (
+            args.full_search_share == 1 or args.fast_simulations >= 1,
+            "--full-search-share below 1 needs --fast-simulations",
+        ),
         (args.score_heads or args.score_utility == 0, "--score-utility needs --score-heads"),
         (args.komi_input or args.komi_spread == 0, "--komi-spread needs --komi-input"),
         (

@@ -299,13 +299,17 @@ def plot_win_rates(results: list[dict], path: str) -> None:
 def empty_board(model, size: int, komi: float, sims: int, c_puct: float, symmetric: bool = False) -> dict:
     """What the agent thinks of the empty board at ``komi``, all from Black's side: the network's value,
     the search's (the mean return of its ``sims`` simulations) with the root's visit shares, and the area
-    margin and winner of the agent's greedy game against itself. The network has no komi input (the seed's
-    planes), so its value is the same at every komi; the self-play game's margin says at which komi its
-    play wins."""
+    margin and winner of the agent's greedy game against itself. A network without the komi input (the
+    seed's planes) gives the same value at every komi, and only the self-play game's margin says at which
+    komi its play wins; one with it (``--komi-input``) values each komi, and with a score head
+    (``network_score``) expects a margin. ``network_value`` is the win value (with a score head, not the
+    search's mix of win and score)."""
     game = go_game(size, komi, **model.game_options)
     state = game.initial_state(1)
     with torch.inference_mode():
-        _, value = model(torch.from_numpy(game.encode(game.eval_input(state))))
+        obs = torch.from_numpy(game.encode(game.eval_input(state)))
+        heads = model.heads(obs) if model.has_score else dict(zip(("logits", "value"), model(obs)))
+    value = heads["value"]
     agent = play_agent(model, sims, c_puct, symmetric)
     agent.new_game(game, BLACK)
     stats = agent.search.search(state, game.legal_mask(state)).root_stats()[0]
@@ -315,6 +319,7 @@ def empty_board(model, size: int, komi: float, sims: int, c_puct: float, symmetr
     return {
         "komi": komi,
         "network_value": float(value.reshape(-1)[0]),
+        **({"network_score": float(heads["score"].reshape(-1)[0]) * size} if "score" in heads else {}),
         "search_value": float(stats[W_ROW].sum() / stats[N_ROW].sum()),
         "top_moves": {format_vertex(int(a), size): round(float(shares[a]), 3) for a in top},
         "selfplay_margin": record.score,
@@ -330,7 +335,9 @@ def empty_board_main(args: argparse.Namespace) -> dict:
     for komi in args.empty_board:
         row = empty_board(model, args.game, komi, args.sims, args.c_puct, args.symmetric)
         moves = ", ".join(f"{v} {100 * share:.0f}%" for v, share in row["top_moves"].items())
-        print(f"  komi {komi:g}: network value {row['network_value']:+.3f}, search value {row['search_value']:+.3f} "
+        score = f", expected margin {row['network_score']:+.1f}" if "network_score" in row else ""
+        print(f"  komi {komi:g}: network value {row['network_value']:+.3f}{score}, "
+              f"search value {row['search_value']:+.3f} "
               f"({args.sims} simulations; {moves}); its game against itself: {row['selfplay_result']}")  # fmt: skip
         rows.append(row)
     return {"checkpoint": args.checkpoint, "empty_board": rows}

@@ -120,8 +120,10 @@ def buffer_problem(games, recipe: GoRecipe) -> str | None:
         if zs.dtype != torch.float32 or zs.shape != (len(rows),):
             return f"has buffer values of shape {tuple(zs.shape)} and type {zs.dtype} (need {len(rows)} float32)"
         points = rows[:, : recipe.history * game.rules.num_points]  # (a komi column follows with --komi-input)
-        if len(rows) == 0 or int(points.min()) < -1 or int(points.max()) > 1 or not bool(rows[:, -1].abs().eq(1).all()):
-            return "has buffer rows that are empty or hold points outside -1..1"
+        if len(rows) == 0 and recipe.full_search_share == 1:
+            return "has a game without samples in its buffer (only --full-search-share below 1 leaves one)"
+        if len(rows) and (int(points.min()) < -1 or int(points.max()) > 1 or not bool(rows[:, -1].abs().eq(1).all())):
+            return "has buffer rows that hold points outside -1..1"
         if not (torch.isfinite(pis).all() and torch.isfinite(zs).all()):
             return "has buffer targets that are not finite"
         if bool((pis < 0).any()) or float((pis.double().sum(dim=1) - 1).abs().max()) > 1e-3:

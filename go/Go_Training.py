@@ -26,6 +26,12 @@ network call has the same number of rows (``ChunkedEvaluator``), so a game does 
 beside it: ``--workers N`` (``Workers.WorkerPool.go_self_play``, local processes or Ray) splits the games
 and trains the same weights as one process. ``search="gumbel"`` plays Gumbel AlphaZero's self-play instead
 of PUCT (``gumbel_chooser``).
+
+Beyond the seed (issue 48, KataGo's): ``komi_input`` with ``komi_spread`` draws each game's komi around the
+board's fair komi and shows it to the network; ``score_heads`` trains score and ownership heads on each
+game's final margin and owners (``score_samples``, ``score_losses``) and ``score_utility`` mixes the
+expected margin into the search's value; ``full_search_share`` below 1 is playout cap randomization (the
+other moves searched with ``fast_simulations``, no noise, kept out of the buffer).
 """
 
 from __future__ import annotations
@@ -47,7 +53,15 @@ from go.Go_Board import FAIR_KOMI
 from go.Go_Game import DEFAULT_HISTORY, GoGame, go_game
 from go.Go_Net import BLOCKS, FILTERS, GoNet
 from MCTS_Core import MCTS, NetworkEvaluator, RootNoise
-from Self_Play import OUTCOME_TARGET, SIMULATIONS, EpisodeResults, play_lockstep, take_rows, visits_to_policy
+from Self_Play import (
+    OUTCOME_TARGET,
+    RECORDED,
+    SIMULATIONS,
+    EpisodeResults,
+    play_lockstep,
+    take_rows,
+    visits_to_policy,
+)
 from Train_Network import alphazero_loss
 
 
@@ -90,6 +104,11 @@ class GoRecipe:
     # Above 0: a training sample whose value the network puts below -hopeless for its player to move trains
     # the value only, not the policy (as KataGo's soft resignation; why: docs/design_notes.md, "hopeless")
     hopeless: float = 0.0
+    # Playout cap randomization (KataGo): this share of the other colour's moves is searched with
+    # ``simulations`` and root noise and becomes a training sample; the rest is searched with
+    # ``fast_simulations``, no noise, and trains nothing (1: every move a full search and a sample, the seed's)
+    full_search_share: float = 1.0
+    fast_simulations: int = 0
     # Komi as the network's input, and each self-play game's komi drawn around the board's fair komi
     # (Go_Board.FAIR_KOMI, a normal of this spread rounded to a half point; a tenth of the games four times
     # as wide, as KataGo), so that one network plays every komi (0: every game at --komi)
@@ -214,10 +233,19 @@ def puct_chooser(model, recipe: GoRecipe, game: GoGame, rngs: list[np.random.Gen
                 visits[rows] = chosen.run_batch(take_rows(states, rows), masks[rows], root_noise=noise(games[rows]))
         return visits
 
+    fast_search = new_search(recipe.fast_simulations, recipe.c_puct) if recipe.full_search_share < 1 else None
+
     def choose(states: dict):
         masks, games = game.legal_mask(states), states[GAME_INDEX]
         fallible = states["to_play"] == sampled_colour[games]
-        visits = visits_of(states, masks, games, fallible)
+        fast = fast_moves(fallible, games)
+        if fast.any():  # KataGo's cheap searches: no noise, no sample
+            visits, full = np.zeros(masks.shape, np.float64), ~fast
+            if full.any():
+                visits[full] = visits_of(take_rows(states, full), masks[full], games[full], fallible[full])
+            visits[fast] = fast_search.run_batch(take_rows(states, fast), masks[fast])
+        else:
+            visits = visits_of(states, masks, games, fallible)
         modes = np.where((fallible & draws_all) | (states["move_count"] < opening), "sample", "greedy")
         actions = [
             fallible_move(masks[b], rngs[g])
@@ -232,7 +260,15 @@ def puct_chooser(model, recipe: GoRecipe, game: GoGame, rngs: list[np.random.Gen
             for b, g in enumerate(games)
         ]
         simulations = np.where(fallible, sampled_search.num_simulations, search.num_simulations)
-        return np.array(actions), visits_to_policy(visits), {SIMULATIONS: simulations}
+        simulations = np.where(fast, recipe.fast_simulations, simulations)
+        return np.array(actions), visits_to_policy(visits), {SIMULATIONS: simulations, RECORDED: ~fast}
+
+    def fast_moves(fallible: np.ndarray, games: np.ndarray) -> np.ndarray:
+        """Which states get the cheap search: none at a full share (no draw: the seed's games unchanged);
+        else the other colour's, each with probability ``1 - full_search_share`` from its game's generator."""
+        if fast_search is None:
+            return np.zeros(len(games), dtype=bool)
+        return np.array([not f and rngs[g].random() >= recipe.full_search_share for f, g in zip(fallible, games)])
 
     return search, choose
 
@@ -284,7 +320,8 @@ def play_games(model: torch.nn.Module, recipe: GoRecipe, seeds) -> EpisodeResult
     if recipe.komi_spread > 0:  # drawn first, from each game's own generator
         starts["komi"] = np.array([draw_komi(recipe, rng) for rng in rngs], dtype=np.float32)
     with eval_mode(model):
-        return play_lockstep(search, starts, game.rules.max_moves, choose)
+        extras = (RECORDED,) if chooser is puct_chooser else ()  # (Gumbel self-play records every move)
+        return play_lockstep(search, starts, game.rules.max_moves, choose, extra_fields=extras)
 
 
 def self_play(model: torch.nn.Module, recipe: GoRecipe, rng: np.random.Generator, games: int | None = None, pool=None):
@@ -310,10 +347,13 @@ class GameBuffer:
     def add(self, results: EpisodeResults, game: GoGame | None = None) -> None:
         """Every searched state of ``results``'s games (of ``game``), with its outcome target."""
         if self.score_targets:
-            self.games += score_samples(results, game)
+            games = score_samples(results, game)
         else:
-            targets = results.state_values(OUTCOME_TARGET)
-            self.games += [(rows, pis, zs) for rows, pis, zs in zip(results.states, results.policies, targets)]
+            games = list(zip(results.states, results.policies, results.state_values(OUTCOME_TARGET)))
+        recorded = getattr(results, RECORDED, None)  # playout cap randomization: the full searches only
+        if recorded is not None:
+            games = [tuple(part[kept > 0] for part in parts) for parts, kept in zip(games, recorded)]
+        self.games += games  # (a game may keep no sample: its count still rules the window)
         self.games_added += len(results.states)
         keep = max(self.min_games, math.ceil(self.fraction * self.games_added))
         del self.games[:-keep]

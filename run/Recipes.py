@@ -136,6 +136,13 @@ GO_RECIPES = {
 }
 
 
+# go5 with the komi as an input (each game's komi drawn around the fair 25), score and ownership heads, and a
+# tenth of the search's value from the expected margin (issue 48; docs/go.md, "Komi and score").
+GO_RECIPES["go5-score"] = dict(
+    GO_RECIPES["go5"], komi_input=True, komi_spread=2.0, score_heads=True, score_utility=0.1
+)
+
+
 def recipe_text(name: str, recipes: dict = RECIPES) -> str:
     """A recipe of ``recipes`` as the flags it sets, for --help."""
     flags = []

@@ -325,7 +325,7 @@ def concat_results(parts: list[EpisodeResults], start: float) -> EpisodeResults:
     """The workers' ``EpisodeResults`` as one: episodes in worker order, ``seconds`` the wall time since
     ``start`` (``time.perf_counter``)."""
     finals = [r.final_inputs for r in parts]
-    return EpisodeResults(
+    merged = EpisodeResults(
         start_cubes=np.concatenate([r.start_cubes for r in parts]),
         actions=[a for r in parts for a in r.actions],
         solved=np.concatenate([r.solved for r in parts]),
@@ -338,6 +338,10 @@ def concat_results(parts: list[EpisodeResults], start: float) -> EpisodeResults:
         final_values=np.concatenate([r.final_values for r in parts]),
         final_inputs=None if any(f is None for f in finals) else np.concatenate(finals),
     )
+    for key in set(vars(parts[0])) - {f.name for f in dataclasses.fields(EpisodeResults)}:
+        if isinstance(getattr(parts[0], key), list):  # play_lockstep's extra fields: a list per episode
+            setattr(merged, key, [x for r in parts for x in getattr(r, key)])
+    return merged
 
 
 def self_play_fn(pool: WorkerPool | None, iteration: int, in_process):

@@ -270,3 +270,26 @@ def test_a_sampled_side_with_its_own_search_searches_less_and_plays_its_most_vis
     # the simulations counted are each colour's own: 3 a sampled move, 12 another
     sampled_moves = len(spread[True])
     assert results.simulations == 3 * sampled_moves + 12 * len(spread[False])
+
+
+def test_playout_cap_randomization_records_only_the_full_searches():
+    """With a full-search share of one half, about half of the other colour's moves search cheaply and
+    train nothing: the buffer keeps exactly the full searches; at a share of 1 nothing is drawn, so the
+    games are the seed's."""
+    torch.manual_seed(0)
+    model = TINY.network()
+    recipe = GoRecipe(**{**TINY.__dict__, "full_search_share": 0.5, "fast_simulations": 2, "games": 4})
+    results = self_play(model, recipe, np.random.default_rng(0))
+    recorded = np.concatenate(results.recorded)
+    assert 0.2 < recorded.mean() < 0.8 and set(recorded.tolist()) == {0.0, 1.0}
+    searched = sum(len(r) for r in results.recorded) * TINY.simulations - (recorded == 0).sum() * 4
+    assert results.simulations == searched  # the cheap ones searched 2 simulations, not 6
+    buffer = GameBuffer(1.0, 4)
+    buffer.add(results)
+    assert len(buffer.games) == 4 and len(buffer) == int(recorded.sum())
+    kept = np.concatenate([rows for rows, _, _ in buffer.games])
+    everything = np.concatenate(results.states)
+    np.testing.assert_array_equal(kept, everything[recorded > 0])
+    plain = self_play(model, TINY, np.random.default_rng(0), games=4)
+    full = self_play(model, GoRecipe(**{**TINY.__dict__, "fast_simulations": 2}), np.random.default_rng(0), games=4)
+    assert plain.actions == full.actions and all(np.concatenate(full.recorded) == 1)
