@@ -5,19 +5,24 @@
         --quit-when-done
 
 Click a point to place a stone; the buttons (keys) Pass (P), Resign, Undo (U: takes back your last move and
-the agent's reply), New game (N); "Black" / "White" choose your colour and "-" / "+" the komi (both for the
-next game; at once while no move is played). The window shows the stones captured by each side, the
-agent's value (the mean return of its move, from its side: +1 a sure win) and its top moves by share of the
-root visits, and at the end the area score (Tromp-Taylor) with every empty point shaded by the colour whose
-area it is. The agent searches in a worker thread (``Go_Play``): the window keeps drawing and reacting, and
-Undo, Resign and New game stop its search at once.
+the agent's reply), New game (N), Owners (O: the ownership overlay on or off); "Black" / "White" choose your
+colour and "-" / "+" the komi (both for the next game; at once while no move is played). The window shows the
+stones captured by each side, the agent's value (the mean return of its move, from its side: +1 a sure win)
+and its top moves by share of the root visits, and at the end the area score (Tromp-Taylor) with every empty
+point shaded by the colour whose area it is. A network with score and ownership heads also gives the
+agent's expected final margin in points (from its side, after komi) on the current position, and the
+overlay: a square on every point, black or white by whose area the network expects it to end, the more
+opaque the surer (``Go_Estimate``); other networks have neither, and O says so. A network with a komi
+input sees the komi set here. The agent searches in a worker thread (``Go_Play``): the window keeps drawing
+and reacting, and Undo, Resign and New game stop its search at once.
 
 The agent is PUCT over the Go network (``Go_Net``: ``--checkpoint``, else ``go{N}_policy_value.pt`` in ./
 or pretrained/); without one it is a pure rollout MCTS (uniform priors, random playouts) and the window
 says so. ``--moves`` plays a game record from the empty board (Black first, both colours) as the window
 opens; then the agent moves if it is its turn. An illegal or malformed move, a bad flag or a bad
 ``--checkpoint``: one sentence on stderr and exit status 2. ``--quit-when-done`` (implied by a scripted run
-without a display) exits once the agent has moved, printing one line: the moves, the result, the captures.
+without a display) exits once the agent has moved, printing one line: the moves, the result, the captures,
+the agent and its value and expected margin. ``--ownership`` opens the window with the overlay on (as O).
 The window: ``GoApp`` (state and events) and the ``draw_*`` functions (rendering only); the board is
 ``Go_View.GoView``.
 """
@@ -34,6 +39,7 @@ from go.Agent_Flags import DEFAULT_C_PUCT, add_agent_flags, default_simulations,
 from go.Go_Board import BLACK, WHITE, format_vertex, parse_vertex
 from go.Go_Game import DEFAULT_HISTORY, go_play_game
 from go.Go_Play import COLOUR_NAMES, GoMatch, search_agent
+from gui.Go_Estimate import Estimate, position_estimate
 from gui.Go_View import GoView
 from gui.Gui_Theme import (
     ACCENT,
@@ -70,6 +76,7 @@ def _button_rects() -> dict[str, tuple[str, pygame.Rect]]:
         "Resign": ("Resign", pygame.Rect(x + 104, 90, w, 40)),
         "Undo": ("Undo", pygame.Rect(x + 208, 90, w, 40)),
         "New": ("New game", pygame.Rect(x, 140, 2 * w + 8, 40)),
+        "Owners": ("Owners", pygame.Rect(x + 208, 140, w, 40)),
         "Black": ("Black", pygame.Rect(x, 222, w, 36)),
         "White": ("White", pygame.Rect(x + 104, 222, w, 36)),
         "komi-": ("-", pygame.Rect(x, 296, 40, 36)),
@@ -100,6 +107,8 @@ class GoApp(Window):
         self.view = GoView(BOARD_RECT, size, self.fonts)
         self.buttons = {name: Button(name, label, rect) for name, (label, rect) in _button_rects().items()}
         self.message = ("Your move." if human == BLACK else "The agent opens.", TEXT)
+        self.show_ownership = False  # the overlay (O)
+        self._estimate: tuple[dict, Estimate | None] | None = None  # (the state it is of, its estimate)
         self.elapsed = 0.0  # drives the spinner
         self.running = True
 
@@ -108,6 +117,14 @@ class GoApp(Window):
 
     def say(self, text: str, color=TEXT) -> None:
         self.message = (text, color)
+
+    def estimate(self) -> Estimate | None:
+        """The network's ``Estimate`` of the current position (None without score heads): one forward per
+        position, kept until the position changes, since the window asks every frame."""
+        state = self.match.state
+        if self._estimate is None or self._estimate[0] is not state:  # holding the state keeps its id unique
+            self._estimate = (state, position_estimate(self.model, self.match.game, state))
+        return self._estimate[1]
 
     # -- actions ---------------------------------------------------------------------------------
     def human_turn(self) -> bool:
@@ -170,6 +187,7 @@ class GoApp(Window):
             "Resign": self.resign,
             "Undo": self.undo,
             "New": self.new_game,
+            "Owners": self.toggle_ownership,
             "Black": lambda: self.choose(colour=BLACK),
             "White": lambda: self.choose(colour=WHITE),
             "komi-": lambda: self.choose(komi_step=-KOMI_STEP),
@@ -177,13 +195,22 @@ class GoApp(Window):
         }
         actions[name]()
 
+    def toggle_ownership(self) -> None:
+        if not getattr(self.model, "has_score", False):
+            why = "There is no network" if self.model is None else "This network has no ownership head"
+            self.say(f"{why}: no ownership map.", WARN)
+            return
+        self.show_ownership = not self.show_ownership
+        on = "Ownership map on: each point's square in the colour expected to own it, fainter where unsure."
+        self.say(on if self.show_ownership else "Ownership map off.")
+
     def resign(self) -> None:
         self.match.resign(self.match.human)
         self._say_result()
 
     # -- events and time -------------------------------------------------------------------------
     def handle_key(self, event: pygame.event.Event) -> None:
-        keys = {pygame.K_p: "Pass", pygame.K_u: "Undo", pygame.K_n: "New"}
+        keys = {pygame.K_p: "Pass", pygame.K_u: "Undo", pygame.K_n: "New", pygame.K_o: "Owners"}
         if event.key in keys:
             self.activate(keys[event.key])
 
@@ -208,7 +235,10 @@ class GoApp(Window):
         draw_header(surface, self)
         last = match.moves[-1] if match.moves else None
         territory = match.ownership() if match.result is not None and match.result.score is not None else None
-        self.view.draw(surface, match.state["board"][0], self.hover_point(), last_move=last, territory=territory)
+        estimate = self.estimate() if self.show_ownership else None
+        owners = estimate.ownership if estimate is not None else None
+        self.view.draw(surface, match.state["board"][0], self.hover_point(), last_move=last, territory=territory,
+                       ownership=owners)  # fmt: skip
         draw_controls(surface, self)
         draw_info(surface, self)
         draw_status(surface, self)
@@ -233,6 +263,7 @@ def draw_controls(surface: pygame.Surface, app: GoApp) -> None:
         chosen = button.name in ("Black", "White") and app.choice["colour"] == (
             BLACK if button.name == "Black" else WHITE
         )
+        chosen = chosen or (button.name == "Owners" and app.show_ownership)
         draw_button(surface, button, big, app.button_enabled(button.name), pressed=chosen)
     draw_text(surface, small, "Your colour (next game)", (PANEL_X, 202), DIM)
     draw_text(surface, small, "Komi (next game)", (PANEL_X, 276), DIM)
@@ -255,6 +286,10 @@ def info_lines(app: GoApp) -> list[tuple[str, tuple]]:
         lines.append((f"Agent ({COLOUR_NAMES[-match.human]}) value: {search.value:+.2f} (+1: it wins)", TEXT))
         top = ", ".join(f"{format_vertex(a, app.size)} {share:.0%}" for a, share in search.top)
         lines.append((f"Its top moves: {top}", DIM))
+    estimate = app.estimate() if not match.over else None  # once over, the result line has the real margin
+    if estimate is not None:
+        agent = -match.human
+        lines.append((f"Expected margin: {estimate.margin_for(agent):+.1f} points ({COLOUR_NAMES[agent]})", TEXT))
     result = match.result
     if result is not None:
         lines.append((f"Result: {result.text()}", ACCENT))
@@ -291,7 +326,7 @@ def draw_status(surface: pygame.Surface, app: GoApp) -> None:
         else:
             line = f"{line} {word}".strip()
     draw_text(surface, font, line, (PANEL_X, y), color)
-    keys = "Keys: P pass | U undo | N new game"
+    keys = "Keys: P pass | U undo | N new game | O ownership"
     draw_text(surface, app.fonts["small"], keys, (WIDTH - 20, HEIGHT - 12), DIM, anchor="bottomright")
 
 
@@ -309,6 +344,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     g.add_argument("--moves", default=None, help='a game record to play first, e.g. "C3 D4 pass" (Black first)')
     g.add_argument("--screenshot", type=Cli.nonempty_path, default=None, metavar="PATH", help="save a PNG when done")
     g.add_argument("--quit-when-done", action="store_true", help="exit once the agent has moved; print one line")
+    g.add_argument("--ownership", action="store_true", help="start with the ownership overlay on (key O)")
     args = resolve_agent_flags(p.parse_args(argv))
     try:
         args.moves = [parse_vertex(word, args.game) for word in (args.moves or "").split()]
@@ -361,6 +397,8 @@ def main(argv=None) -> int:
     human = BLACK if args.colour == "black" else WHITE
     app = GoApp(args.game, model, text, args.sims, human=human, komi=args.komi, c_puct=args.c_puct,
                 seed=args.seed, device=device, symmetric=args.symmetric)  # fmt: skip
+    if args.ownership:
+        app.toggle_ownership()  # a network without the head: the message line says so, the run goes on
     problem = replay(app, args.moves)
     if problem is not None:
         app.close()
@@ -391,13 +429,16 @@ def run_loop(app: GoApp, screenshot: str | None, quit_when_done: bool) -> None:
 
 
 def summary_line(app: GoApp) -> str:
-    """``moves="C3 D4 pass" result=B+0.5 captured_by_black=0 captured_by_white=0 value=...``."""
+    """``moves="C3 D4 pass" result=B+0.5 captured_by_black=0 captured_by_white=0 agent=network
+    agent_margin=+3.2 agent_value=+0.412`` (``agent_margin``: the expected margin of the panel, n/a without it)."""
     match = app.match
     taken = match.captures()
     value = f"{match.last_search.value:+.3f}" if match.last_search is not None else "n/a"
     result = match.result.text() if match.result is not None else "none"
     agent = "network" if app.model is not None else "rollout"
+    estimate = app.estimate() if not match.over else None
+    margin = f"{estimate.margin_for(-match.human):+.1f}" if estimate is not None else "n/a"
     return (
         f'moves="{match.record()}" result={result} captured_by_black={taken[BLACK]} '
-        f"captured_by_white={taken[WHITE]} agent={agent} agent_value={value}"
+        f"captured_by_white={taken[WHITE]} agent={agent} agent_margin={margin} agent_value={value}"
     )

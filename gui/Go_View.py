@@ -4,9 +4,12 @@ writes them), the stones, the last move, and, once a game is over, the area (Tro
 empty point shaded by the colour whose area it is.
 
 * ``GoView(rect, size, fonts)``: the board of a ``size`` x ``size`` game drawn in ``rect`` (screen pixels);
-* ``draw(surface, board, highlight, last_move=None, territory=None)``: ``board`` (N*N,) of BLACK / WHITE /
-  EMPTY, ``highlight`` the point a click would play (an accent ring; None: none), ``last_move`` marked by a
-  small ring on its stone, ``territory`` (N*N,) each point's owner (``GoBoard.ownership``; None: not shown);
+* ``draw(surface, board, highlight, last_move=None, territory=None, ownership=None)``: ``board`` (N*N,) of
+  BLACK / WHITE / EMPTY, ``highlight`` the point a click would play (an accent ring; None: none),
+  ``last_move`` marked by a small ring on its stone, ``territory`` (N*N,) each point's owner
+  (``GoBoard.ownership``; None: not shown), ``ownership`` (N*N,) a network's expected owner in [-1, 1]
+  (+1 Black; ``Go_Estimate``): a square on every point, stones too (a stone under the other colour's square
+  is expected to die), black or white, as opaque as the estimate is sure (None: not shown);
 * ``hit(pos)``: the point (action ``row*N + col``, row 0 on top) nearest to a click within half the line
   spacing, or None.
 
@@ -32,6 +35,7 @@ TERRITORY = {BLACK: (70, 56, 36), WHITE: (246, 236, 210)}
 MARGIN = 1.0  # the outer lines' distance from the board's edge, in line spacings (room for the coordinates)
 LABEL_GAP = 0.72  # the coordinates' distance from the outer lines, in line spacings (clear of the stones)
 TERRITORY_SIDE = 0.42  # a territory square's side, in line spacings
+OWNERSHIP_SIDE = 0.34  # an ownership square's side: smaller than territory's, so both show where they meet
 
 
 class GoView:
@@ -69,6 +73,7 @@ class GoView:
         highlight: int | None = None,
         last_move: int | None = None,
         territory: np.ndarray | None = None,
+        ownership: np.ndarray | None = None,
     ) -> None:
         """The board, the stones of ``board`` and the marks described in the module docstring."""
         self.draw_grid(surface)
@@ -77,6 +82,8 @@ class GoView:
             self.draw_territory(surface, board, np.asarray(territory).reshape(-1))
         for action in np.flatnonzero(board != EMPTY):
             self.draw_stone(surface, int(action), int(board[action]))
+        if ownership is not None:
+            self.draw_ownership(surface, np.asarray(ownership, dtype=np.float64).reshape(-1))
         if last_move is not None and last_move < board.size and board[last_move] != EMPTY:
             mark = WHITE_STONE if board[last_move] == BLACK else BLACK_STONE
             pygame.draw.circle(surface, mark, self.point_center(last_move), max(4, self.stone_radius // 3), width=2)
@@ -113,3 +120,14 @@ class GoView:
             square.center = self.point_center(int(action))
             pygame.draw.rect(surface, TERRITORY[int(owner[action])], square)
             pygame.draw.rect(surface, STONE_EDGE, square, width=1)
+
+    def draw_ownership(self, surface: pygame.Surface, owner: np.ndarray) -> None:
+        """A square on every point in the colour of ``owner``'s sign, its opacity ``|owner|``, blended over
+        the wood or the stone below; its outline always drawn, so that the overlay shows where it is unsure."""
+        side = round(self.spacing * OWNERSHIP_SIDE)
+        for action, value in enumerate(np.clip(owner, -1.0, 1.0)):
+            colour = BLACK_STONE if value > 0 else WHITE_STONE
+            square = pygame.Surface((side, side), pygame.SRCALPHA)
+            square.fill((*colour, round(255 * abs(value))))
+            pygame.draw.rect(square, (*STONE_EDGE, 255), square.get_rect(), width=1)
+            surface.blit(square, square.get_rect(center=self.point_center(action)))

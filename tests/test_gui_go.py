@@ -10,6 +10,7 @@ model, the network with a throwaway ``GoNet`` checkpoint) play in the scripted r
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -26,10 +27,11 @@ import torch
 
 import PyGame
 from conftest import REPO
-from go.Go_Board import BLACK, WHITE, parse_vertex
+from go.Go_Board import BLACK, KOMI_PLANE_SCALE, WHITE, parse_vertex
+from go.Go_Game import go_play_game
 from go.Go_Net import GoNet
 from go.Go_Play import Cancelled
-from gui import Go_Gui, Go_View, Gui_Theme
+from gui import Go_Estimate, Go_Gui, Go_View, Gui_Theme
 from run.Checkpoints import save_checkpoint
 
 VIEW = Go_View.GoView(Go_Gui.BOARD_RECT, 5)  # the geometry of the window's 5x5 board
@@ -69,9 +71,10 @@ class StuckPlayer(PassingPlayer):
 def make_app():
     apps = []
 
-    def make(agent=PassingPlayer, **kwargs):
-        app = Go_Gui.GoApp(5, None, "test", 8, **kwargs)
-        app.match.agent_factory = lambda game, cancel: agent(cancel) if agent is StuckPlayer else agent()
+    def make(agent=PassingPlayer, model=None, **kwargs):  # agent None: the real one (the model's search)
+        app = Go_Gui.GoApp(5, model, "test", 8, **kwargs)
+        if agent is not None:
+            app.match.agent_factory = lambda game, cancel: agent(cancel) if agent is StuckPlayer else agent()
         apps.append(app)
         app.step_frame(0.0)
         return app
@@ -288,3 +291,160 @@ def test_a_game_past_the_self_play_cap_goes_on_in_the_window(make_app):
     app.match.play(PASS)
     app.match.play(PASS)
     assert app.match.result is not None and app.match.result.score is not None
+
+
+# --------------------------------------------------------------------------- score and ownership heads
+class FixedHeads(torch.nn.Module):
+    """Score and ownership heads that answer the same of every position, from the player to move's side: a
+    margin of 0.5 N (2.5 points on 5x5) and A5 (point 0) owned at 0.75, every other point 0."""
+
+    has_score = True
+
+    def __init__(self):
+        super().__init__()
+        self.anchor = torch.nn.Parameter(torch.zeros(1))  # the device position_estimate reads
+
+    def heads(self, x):
+        owners = torch.zeros(len(x), PASS)
+        owners[:, 0] = 0.75
+        return {"score": torch.full((len(x), 1), 0.5), "ownership": owners}
+
+
+def network_file(tmp_path, score: bool = True):
+    """A throwaway 5x5 checkpoint: score and ownership heads and the komi plane (18 planes), or neither (as
+    the shipped go5 and go7 networks)."""
+    torch.manual_seed(0)
+    net = GoNet(5, 18, 8, 1, score_heads=True, score_utility=0.1) if score else GoNet(5, filters=8, blocks=1)
+    path = tmp_path / ("score.pt" if score else "old.pt")
+    save_checkpoint(net, str(path))
+    return path
+
+
+def load_network(path):
+    return Go_Gui.load_model(Go_Gui.parse_args(["--checkpoint", str(path)]))[0]
+
+
+def margin_lines(app: Go_Gui.GoApp) -> list[str]:
+    return [text for text, _ in Go_Gui.info_lines(app) if text.startswith("Expected margin: ")]
+
+
+def head_margin(model, app: Go_Gui.GoApp) -> float:
+    """The score head's margin in points of the current position, from the player to move's side."""
+    game = app.match.game
+    with torch.inference_mode():
+        planes = torch.from_numpy(game.encode(game.eval_input(app.match.state)))
+        return float(model.heads(planes)["score"][0, 0]) * game.size
+
+
+def ownership_square(action: int) -> pygame.Rect:
+    side = round(VIEW.spacing * Go_View.OWNERSHIP_SIDE)
+    square = pygame.Rect(0, 0, side, side)
+    square.center = VIEW.point_center(action)
+    return square
+
+
+def same_pixels(a: pygame.Surface, b: pygame.Surface, rect: pygame.Rect) -> bool:
+    return np.array_equal(pygame.surfarray.array3d(a.subsurface(rect)), pygame.surfarray.array3d(b.subsurface(rect)))
+
+
+def test_the_estimate_turns_the_heads_to_blacks_side():
+    game = go_play_game(5)
+    black_to_move = game.initial_state(1)
+    white_to_move = game.step(black_to_move, np.array([point("C3")]))
+    for state, mover in ((black_to_move, BLACK), (white_to_move, WHITE)):
+        estimate = Go_Estimate.position_estimate(FixedHeads(), game, state)
+        assert estimate.black_margin == 2.5 * mover and estimate.margin_for(mover) == 2.5
+        assert estimate.margin_for(-mover) == -2.5
+        assert estimate.ownership[0] == pytest.approx(0.75 * mover) and not estimate.ownership[1:].any()
+    assert Go_Estimate.position_estimate(None, game, black_to_move) is None
+    assert Go_Estimate.position_estimate(GoNet(5, filters=8, blocks=1), game, black_to_move) is None
+
+
+def test_the_panel_shows_the_agents_expected_margin_from_its_side(make_app, tmp_path):
+    model = load_network(network_file(tmp_path))
+    app = make_app(model=model)  # the agent plays White; Black (the person) to move
+    [line] = margin_lines(app)
+    assert line.endswith(" points (White)")
+    assert float(line.split()[2]) == pytest.approx(-head_margin(model, app), abs=0.051)  # one decimal shown
+    click(app, "White")  # no move yet: a new game at once; the agent (Black) passes, White to move
+    run_until(app, lambda: app.match.moves)
+    [line] = margin_lines(app)
+    assert line.endswith(" points (Black)")
+    assert float(line.split()[2]) == pytest.approx(-head_margin(model, app), abs=0.051)
+    summary = Go_Gui.summary_line(app)
+    assert f"agent_margin={line.split()[2]} " in summary
+    app.match.play(PASS)  # two passes: the result line has the real margin; the estimate goes
+    assert app.match.over and not margin_lines(app) and "agent_margin=n/a" in Go_Gui.summary_line(app)
+
+
+def test_the_ownership_overlay_shades_every_point_by_the_head(make_app, tmp_path):
+    app = make_app(model=load_network(network_file(tmp_path)))
+    click_at(app, VIEW.point_center(point("C3")))
+    run_until(app, lambda: not app.match.thinking)  # the agent passes; C3's stone gets a square too
+    off = app.screen.copy()
+    press_key(app, pygame.K_o)
+    assert app.show_ownership and "Ownership map on" in app.message[0]
+    on, owners = app.screen.copy(), app.estimate().ownership
+    checked = 0
+    for action in range(PASS):
+        assert not same_pixels(off, on, ownership_square(action))  # the square's outline at least
+        if action == point("C3") or abs(owners[action]) < 0.2:
+            continue
+        quarter = ownership_square(action).w // 4  # off the lines, inside the square: wood when off
+        x, y = VIEW.point_center(action)
+        darker = sum(on.get_at((x + quarter, y + quarter))[:3]) < sum(off.get_at((x + quarter, y + quarter))[:3])
+        assert darker == (owners[action] > 0)  # Black's area darker, White's lighter
+        checked += 1
+    assert checked > 0
+    click(app, "Owners")  # the button toggles it too
+    assert not app.show_ownership and same_pixels(off, app.screen, Go_Gui.BOARD_RECT)
+
+
+def test_without_an_ownership_head_the_toggle_says_so(make_app, tmp_path):
+    old = load_network(network_file(tmp_path, score=False))
+    for model, words in ((old, "This network has no ownership head"), (None, "There is no network")):
+        app = make_app(model=model)
+        before = app.screen.copy()
+        press_key(app, pygame.K_o)
+        assert not app.show_ownership and words in app.message[0] and app.message[1] == Gui_Theme.WARN
+        assert same_pixels(before, app.screen, Go_Gui.BOARD_RECT) and not margin_lines(app)
+        assert "agent_margin=n/a" in Go_Gui.summary_line(app)
+
+
+def test_the_komi_a_person_sets_is_the_komi_the_network_sees(make_app, tmp_path, monkeypatch):
+    model = load_network(network_file(tmp_path))
+    seen = []  # every input of the search (forward) and of the panel's estimate (heads)
+    model.register_forward_pre_hook(lambda module, args: seen.append(args[0].clone()))
+    heads = model.heads
+    monkeypatch.setattr(model, "heads", lambda x: seen.append(x.clone()) or heads(x))
+    app = make_app(agent=None, model=model)  # the real agent: PUCT over the model
+    click(app, "komi+")  # no move yet: each click starts the game again at once
+    click(app, "komi+")
+    seen.clear()  # the panel's estimates at komi 24.5 and 25.5
+    click(app, "White")
+    game = app.match.game
+    assert game.komi == 26.5 and game.eval_input(app.match.state)[0, -2] == 53  # half points
+    run_until(app, lambda: app.match.moves)  # the agent (Black) searched its first move
+    app.draw(app.screen)
+    assert len(seen) > 2
+    for planes in seen:  # the komi plane is the komi the player to move receives: White +komi, Black -komi
+        black_to_move = planes[:, -2, 0, 0]
+        komi = torch.where(black_to_move > 0.5, -26.5, 26.5) / KOMI_PLANE_SCALE
+        assert torch.allclose(planes[:, -1], komi[:, None, None].expand_as(planes[:, -1]))
+
+
+@pytest.mark.slow
+def test_scripted_run_shows_the_margin_and_the_overlay(tmp_path):
+    shots, margins = {}, {}
+    for name, args in (("off", []), ("on", ["--ownership"])):
+        shot = tmp_path / f"{name}.png"
+        out = run_gui("--checkpoint", str(network_file(tmp_path)), "--colour", "white", "--moves", "C3",
+                      "--screenshot", str(shot), "--quit-when-done", *args)  # fmt: skip
+        assert out.returncode == 0, out.stderr  # White (the person) to move: the agent never searches
+        margins[name] = re.search(r" agent_margin=([+-]\d+\.\d) ", out.stdout).group(1)
+        shots[name] = pygame.image.load(str(shot))
+    assert margins["on"] == margins["off"]
+    assert all(not same_pixels(shots["off"], shots["on"], ownership_square(a)) for a in range(PASS))
+    old = run_gui("--checkpoint", str(network_file(tmp_path, score=False)), "--ownership", "--moves", "C3 D3",
+                  "--quit-when-done")  # fmt: skip
+    assert old.returncode == 0 and " agent_margin=n/a " in old.stdout, old.stderr
