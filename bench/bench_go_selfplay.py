@@ -70,8 +70,8 @@ def batched_round(model, recipe, rng) -> tuple[float, float, float]:
     """One iteration's self-play in lockstep, then its training steps: (moves/s, games/hour of self-play,
     games/hour with training)."""
     results, t_play = timed(lambda: self_play(model, recipe, rng))
-    buffer = GameBuffer(1.0, 1)
-    buffer.add(results)
+    buffer = GameBuffer(1.0, 1, recipe.score_heads)
+    buffer.add(results, recipe.game())
     optimizer, scheduler = make_optimizer(model, recipe)
     _, t_train = timed(lambda: train_steps(model, optimizer, scheduler, buffer, recipe, rng))
     games = len(results.states)

@@ -273,6 +273,11 @@ TABLE = {
         {"--recipe": ["bogus"], "--game": ["go4"], "--ref-games": COUNTS, "--rounds": COUNTS, "--seed": SEEDS},
         [],
     ),
+    "bench/bench_go_recipes.py": (
+        "main",
+        {"--recipes": ["bogus"], "--rounds": COUNTS, "--seed": SEEDS},
+        [],
+    ),
     "docs/go_rules_check.py": (
         "main",
         {
