@@ -5,7 +5,7 @@ narrows towards greedy, which rarely solves a 3x3: with one of two cores busy, t
 4,000) came back with no solution for 13 of 30 hard positions (issue 49). So each cube is solved in two rounds:
 
 1. the first round, cheap: a beam of ``first_width`` from ``first_views`` views (the 3x3's default: 2 views of
-   1,000, about a thirtieth of the configured search's rows), which answers in a few seconds;
+   1,000, a sixteenth of the configured search's rows a depth), which answers in a second or two;
 2. the configured search (``views``, ``beam_width``, ...) with the time and states the first round left, searching
    only the depths that could find a shorter solution (``Tree_Searches.depth_to_beat``), so it can replace the
    first solution only by a shorter one.
