@@ -58,15 +58,18 @@ def second_round(opts, first: SolveResult):
 
 def solve_anytime(search: Round, cubes: np.ndarray, last, count, opts) -> list[SolveResult]:
     """Every cube by the two rounds (module docstring), one cube at a time; per cube the shorter solution (the
-    first round's on a tie), with the states and seconds of both."""
+    first round's on a tie), with the states and seconds of both. Without a first round (``first_round``): the
+    configured search, every cube in one call as always."""
+    first = first_round(opts)
+    if first is None:
+        return search(cubes, last, count, opts)
     last, count = start_history(len(cubes), last, count)
-    return [_solve_one(search, cubes[i : i + 1], last[i : i + 1], count[i : i + 1], opts) for i in range(len(cubes))]
+    return [
+        _solve_one(search, cubes[i : i + 1], last[i : i + 1], count[i : i + 1], first, opts) for i in range(len(cubes))
+    ]
 
 
-def _solve_one(search: Round, cube: np.ndarray, last, count, opts) -> SolveResult:
-    first_opts = first_round(opts)
-    if first_opts is None:
-        return search(cube, last, count, opts)[0]
-    best = search(cube, last, count, first_opts)[0]
+def _solve_one(search: Round, cube: np.ndarray, last, count, first, opts) -> SolveResult:
+    best = search(cube, last, count, first)[0]
     rest = second_round(opts, best)
     return best if rest is None else shorter(best, search(cube, last, count, rest)[0])

@@ -94,6 +94,19 @@ def test_a_first_round_that_spent_the_time_limit_is_the_answer_and_an_unsolved_o
     assert got.solved and len(got.moves) == 23 and missed.calls[1].max_moves == 100 and missed.calls[1].seconds == 55
 
 
+def test_without_a_cheaper_first_round_the_search_runs_once_for_every_cube():
+    sizes = []
+
+    def search(cubes, last, count, opts):
+        sizes.append((len(cubes), opts.beam_width, opts.views))
+        return [solution(20)] * len(cubes)
+
+    got = A.solve_anytime(
+        search, scrambled(3, 20, 0), None, None, dataclasses.replace(DEFAULT, views=2, beam_width=900)
+    )
+    assert sizes == [(3, 900, 2)] and len(got) == 3  # in one call, as without --first-width
+
+
 # --------------------------------------------------------------------------- the real beam
 @pytest.fixture(scope="module")
 def solver(isolated_solver_cache):
