@@ -87,6 +87,19 @@ def timed(fn):
     return out, time.perf_counter() - start
 
 
+def default_3x3_options(**changes):
+    """The ``SolverOptions`` the scripts solve a 3x3 with when no solver flag is given (``resolve_solver``: the
+    3x3's ``default_solver_options`` and depth), with ``changes``."""
+    import dataclasses
+
+    from cube.Puzzles import get_puzzle
+    from cube.Solvers import SolverOptions
+
+    p3 = get_puzzle("3x3")
+    base = SolverOptions(max_moves=p3.default_max_moves)
+    return dataclasses.replace(base, **{**p3.default_solver_options, **changes})
+
+
 def default_3x3_side_by_side(argv, doc: str, variants: dict[str, dict], same_moves: bool) -> int:
     """The 3x3's default solver (``Puzzle.default_solver_options``: views, width, budgets, precision) in two
     variants, cube by cube on ``--cubes`` uniformly random positions, each cube with the first variant and
@@ -100,7 +113,7 @@ def default_3x3_side_by_side(argv, doc: str, variants: dict[str, dict], same_mov
     from cube.Puzzles import get_puzzle
     from cube.Solver_Base import network_fns
     from cube.Solver_Views import solve_from_views
-    from cube.Solvers import SOLVERS, SolverOptions, Solving
+    from cube.Solvers import SOLVERS, Solving
 
     p3 = get_puzzle("3x3")
     p = Cli.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -111,9 +124,7 @@ def default_3x3_side_by_side(argv, doc: str, variants: dict[str, dict], same_mov
     p.add_argument("--seed", type=Cli.seed, default=0, help="draws the positions")
     args = p.parse_args(argv)
     model = load_3x3_model(args.checkpoint, threads=args.threads)
-    base = dataclasses.replace(SolverOptions(max_moves=p3.default_max_moves), **p3.default_solver_options)
-    if args.beam_width is not None:
-        base = dataclasses.replace(base, beam_width=args.beam_width)
+    base = default_3x3_options() if args.beam_width is None else default_3x3_options(beam_width=args.beam_width)
     value_fn, policy_fn = network_fns(model, puzzle=p3, precision=base.precision)
     runs = {label: (dataclasses.replace(base, **change), stops) for label, (change, stops) in variants.items()}
     print(f"# {args.cubes} uniform positions (seed {args.seed}), {base.views} views of {base.beam_width}, "

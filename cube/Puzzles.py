@@ -271,8 +271,9 @@ PUZZLES = {
         eval_max_len=26,  # every 3x3 position is within 26 quarter turns
         random_states=Rubik3x3Env.random_states,
         inverse_states=Rubik3x3Env.inverse_states,
-        # The mixed beam of 4,000 from 8 views, the end table of 6, 16,000,000 states and a minute: the
-        # configuration measured in docs/puzzles.md (why: docs/design_notes.md, "the 3x3's default solver").
+        # The mixed beam of 4,000 from 8 views, the end table of 6, 16,000,000 states and a minute, after a first
+        # round of 2 views of 1,000 (Solver_Anytime): the configuration measured in docs/puzzles.md (why:
+        # docs/design_notes.md, "the 3x3's default solver").
         default_solver="beam",
         script_searches=False,
         default_solver_options=MappingProxyType(
@@ -281,6 +282,8 @@ PUZZLES = {
                 "beam_rank": "mixed",
                 "views": 8,
                 "ends": 6,
+                "first_width": 1000,
+                "first_views": 2,
                 "max_nodes": 16_000_000,
                 "seconds": 60.0,
                 "precision": "auto",

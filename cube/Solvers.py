@@ -57,6 +57,7 @@ import torch
 from cube.Cube_Model import NO_ACTION, SYMMETRY_COUNT
 from cube.End_Table import MAX_END_RADIUS, end_table
 from cube.Puzzles import C_PUCT, PUZZLES, Puzzle, get_puzzle
+from cube.Solver_Anytime import solve_anytime
 from cube.Solver_Base import (
     PolicyFn,
     SolveResult,
@@ -104,6 +105,10 @@ class SolverOptions:
     beam_widen: bool = False
     # Beam: finish exactly from any state within this many moves of solved (End_Table; 0: off) (--ends)
     ends: int = 0
+    # Beam: first a cheap round of this width, then the rest with the budgets left (Solver_Anytime; 0: off)
+    # (--first-width), from this many views (--first-views)
+    first_width: int = 0
+    first_views: int = 1
     # Open nodes each cube expands per A* step (--astar-batch): 1, since the lockstep driver fills the
     # network batch with many cubes (measured: docs/design_notes.md, "--astar-batch")
     astar_batch: int = 1
@@ -395,6 +400,8 @@ SOLVERS = {
             "beam_rank",
             "beam_widen",
             "ends",
+            "first_width",
+            "first_views",
             "symmetries",
             "views",
             "precision",
@@ -448,7 +455,8 @@ def solve_cubes(
     so does ``gumbel`` unless functions are given). A network of another puzzle is refused
     (ValueError). ``last``/``count``: per-cube move history (scalars broadcast; ``mcts`` and
     ``gumbel`` take fresh histories only). ``options`` plus keyword ``overrides`` of its fields
-    (``solve_cubes("astar", c, value_fn=f, astar_lambda=1.0)``).
+    (``solve_cubes("astar", c, value_fn=f, astar_lambda=1.0)``). The beam with ``first_width`` solves each
+    cube in two rounds (``Solver_Anytime``): a cheap one, then the search ``options`` set.
     """
     if name not in SOLVERS:
         raise ValueError(f"unknown solver {name!r}; choose one of {', '.join(SOLVER_NAMES)}")
@@ -469,11 +477,18 @@ def solve_cubes(
     if value_fn is not None and spec.value_search:
         value_fn = evaluate_once(value_fn, puzzle, getattr(value_fn, "reads_positions", False))
     solving = Solving(model, value_fn, policy_fn, device, puzzle)
-    if opts.views > 1:
-        if not spec.value_search:
-            raise ValueError(f"the {name} solver has no views: --views is for beam, astar and greedy")
-        return solve_from_views(spec.run, cubes, last, count, opts, puzzle, solving, stops_views=spec.stops_views)
-    return spec.run(cubes, last, count, opts, solving)
+    if opts.views > 1 and not spec.value_search:
+        raise ValueError(f"the {name} solver has no views: --views is for beam, astar and greedy")
+
+    def search(cubes, last, count, opts: SolverOptions) -> list[SolveResult]:
+        """One search of ``cubes`` with ``opts``: from its views where it has several."""
+        if opts.views > 1:
+            return solve_from_views(spec.run, cubes, last, count, opts, puzzle, solving, stops_views=spec.stops_views)
+        return spec.run(cubes, last, count, opts, solving)
+
+    if opts.first_width and "first_width" in spec.fields:
+        return solve_anytime(search, cubes, last, count, opts)
+    return search(cubes, last, count, opts)
 
 
 def solver_puzzle_problem(name: str, puzzle: Puzzle | str | None = None) -> str | None:
@@ -497,6 +512,7 @@ _astar_batch = Cli.int_in(1, 10_000_000, "open nodes expanded per step")
 _symmetries = Cli.int_in(1, SYMMETRY_COUNT, "symmetries averaged")
 _end_radius = Cli.int_in(0, MAX_END_RADIUS, "moves from solved of the end table")
 _views = Cli.int_in(1, MAX_VIEWS, "views")  # each puzzle's own limit is checked in resolve_solver
+_first_width = Cli.int_in(0, 10_000_000, "the first round's width")
 
 
 # Long by design: the solver flags' table (one add_argument per flag), read top to bottom as --help lists it.
@@ -544,6 +560,21 @@ def add_solver_arguments(parser: argparse.ArgumentParser) -> argparse._ArgumentG
         help="--solver beam finishes exactly from the first state it reaches within R moves of solved, from a "
         "table of every such position built at the start (3x3: R=6 is a million positions, a few seconds): "
         f"never a longer solution, R depths fewer; 0 turns it off (default: {d.ends}; see --solver)",
+    )
+    g.add_argument(
+        "--first-width",
+        type=_first_width,
+        default=argparse.SUPPRESS,
+        metavar="W",
+        help="--solver beam answers first with a cheap beam of W from --first-views views, then runs the search "
+        "the other flags set with the time and states left, kept where shorter: a slow machine still gets a "
+        f"solution; 0 turns it off (default: {d.first_width}; see --solver)",
+    )
+    g.add_argument(
+        "--first-views",
+        type=_views,
+        default=argparse.SUPPRESS,
+        help=f"views of --first-width's first round (default: {d.first_views}; see --solver)",
     )
     g.add_argument(
         "--astar-batch",
@@ -617,6 +648,8 @@ _FIELDS_WITH_FLAGS = (
     "beam_rank",
     "beam_widen",
     "ends",
+    "first_width",
+    "first_views",
     "astar_batch",
     "astar_lambda",
     "sims",
@@ -633,8 +666,8 @@ def resolve_solver(args: argparse.Namespace) -> None:
     """Without ``--solver``: the puzzle's default solver (``Puzzle.default_solver``; the 2x2's is
     mcts, as always) and, for every budget flag not given, its budget
     (``Puzzle.default_solver_options``). Changes ``args`` in place; call it after parsing.
-    ``--beam-widen`` without a time limit (given, or the puzzle's default), or ``--views`` that the
-    solver or the puzzle does not have, ends the run: one sentence on stderr, exit status 2."""
+    ``--beam-widen`` without a time limit (given, or the puzzle's default), or ``--views`` (``--first-views``)
+    that the solver or the puzzle does not have, ends the run: one sentence on stderr, exit status 2."""
     if args.solver is None:
         puzzle = get_puzzle(getattr(args, "puzzle", None))
         args.solver = puzzle.default_solver
@@ -647,8 +680,10 @@ def resolve_solver(args: argparse.Namespace) -> None:
     views, puzzle = getattr(args, "views", 1), get_puzzle(getattr(args, "puzzle", None))
     if views > 1 and not SOLVERS[args.solver].value_search:
         raise SystemExit(Cli.fail(f"--views is for --solver beam, astar and greedy, not {args.solver}"))
-    if views > view_count_limit(puzzle):
-        raise SystemExit(Cli.fail(f"--views is at most {view_count_limit(puzzle)} for the {puzzle.name}"))
+    for flag in ("views", "first_views"):
+        if getattr(args, flag, 1) > view_count_limit(puzzle):
+            name = "--" + flag.replace("_", "-")
+            raise SystemExit(Cli.fail(f"{name} is at most {view_count_limit(puzzle)} for the {puzzle.name}"))
 
 
 def options_from_args(args: argparse.Namespace) -> SolverOptions:

@@ -275,14 +275,15 @@ def beam_widening(
     four times, ... (at most ``max_width``), each round given the time left, until the time is
     spent; the shortest solution found (the earliest of equal length).
 
-    A round after a solution of ``L`` moves searches only ``L - 1`` deep (a longer one could not
-    win), and its node budget grows with its width (``max_nodes`` is the first round's). So a cube
-    is answered whenever some width solves it within the time, and one that takes the whole limit
-    has been searched as wide as the limit allowed. The limit is read once per depth, so the last
-    round can run past it by one depth's work; once a cube is solved, a round that would not finish
-    in time (twice the last round's time) is not started. ``nodes`` and ``seconds`` add up the rounds. One
-    cube at a time (not in lockstep): each cube's own wall time is its budget, and a beam of
-    hundreds of states fills the network's batch alone.
+    A round after a solution of ``L`` moves searches only as deep as could find a shorter one
+    (``depth_to_beat``: ``L - 1``, less the end table's radius), and its node budget grows with its
+    width (``max_nodes`` is the first round's). So a cube is answered whenever some width solves it
+    within the time, and one that takes the whole limit has been searched as wide as the limit
+    allowed. The limit is read once per depth, so the last round can run past it by one depth's
+    work; once a cube is solved, a round that would not finish in time (twice the last round's time)
+    is not started. ``nodes`` and ``seconds`` add up the rounds. One cube at a time (not in
+    lockstep): each cube's own wall time is its budget, and a beam of hundreds of states fills the
+    network's batch alone.
     """
     if seconds is None:
         raise ValueError("a widening beam needs a time limit (seconds)")
@@ -292,17 +293,24 @@ def beam_widening(
     while width <= max_width and depth > 0 and seconds - best.seconds > (2 * took if best.solved else 0.0):
         nodes, left = max_nodes * (width // beam_width), seconds - best.seconds
         got = beam(cube, value_fn, policy_fn, last, count, width, depth, nodes, rank, left, puzzle, by_position, ends)
-        best, took = _shorter(best, got), got.seconds
-        depth = len(best.moves) - 1 if best.solved else depth
+        best, took = shorter(best, got), got.seconds
+        depth = depth_to_beat(len(best.moves), ends.radius if ends else 0) if best.solved else depth
         width *= 2
     return best
 
 
-def _shorter(best: SolveResult, new: SolveResult) -> SolveResult:
+def shorter(best: SolveResult, new: SolveResult) -> SolveResult:
     """The shorter solution of two rounds on one cube (the earlier on a tie), with both rounds'
     nodes and seconds."""
     keep = new if new.solved and (not best.solved or len(new.moves) < len(best.moves)) else best
     return SolveResult(keep.moves, keep.solved, best.nodes + new.nodes, best.seconds + new.seconds)
+
+
+def depth_to_beat(length: int, radius: int = 0) -> int:
+    """The depths a beam needs to search, at most, to find a solution shorter than ``length`` moves: with an end
+    table of ``radius`` (``End_Table``) a beam that finishes at depth ``k`` does so in exactly ``k + radius`` moves
+    (its root within the radius: in the fewest there are, which nothing beats). 0 or less: no beam can beat it."""
+    return length - 1 - radius
 
 
 def _beam_fn(rank: str, value_fn, policy_fn):

@@ -1,0 +1,75 @@
+"""The anytime beam (the solvers' ``--first-width W``): a solution within seconds, then the configured search.
+
+A search given a time limit on a machine slower than the limit assumes runs out of time, and a beam out of time
+narrows towards greedy, which rarely solves a 3x3: with one of two cores busy, the 3x3's default (8 views of
+4,000) came back with no solution for 13 of 30 hard positions (issue 49). So each cube is solved in two rounds:
+
+1. the first round, cheap: a beam of ``first_width`` from ``first_views`` views (the 3x3's default: 2 views of
+   1,000, a sixteenth of the configured search's rows a depth), which answers in a second or two;
+2. the configured search (``views``, ``beam_width``, ...) with the time and states the first round left, searching
+   only the depths that could find a shorter solution (``Tree_Searches.depth_to_beat``), so it can replace the
+   first solution only by a shorter one.
+
+On an idle machine the second round is the configured search as it was (only stopped where it could no longer
+win), so every cube gets its solution or a shorter one; on a busy machine the first round's solution stands where
+the second runs out of time. Both rounds share the cube's budgets (``seconds``, ``max_nodes``): the first round is
+limited by them too, and the second starts only with time and states left. Cube by cube: each cube's own wall time
+is its budget (as ``Tree_Searches.beam_widening``). Every round's solution is replayed on its cube by the round
+(``Solver_Views``, ``Tree_Searches``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+
+import numpy as np
+
+from cube.Solver_Base import SolveResult, start_history
+from cube.Tree_Searches import depth_to_beat, shorter
+
+#: ``round(cubes, last, count, options) -> [SolveResult]``: one search of the cubes (``Solvers.solve_cubes``'s,
+#: from its views where ``options.views > 1``).
+Round = Callable[..., list[SolveResult]]
+
+
+def first_round(opts):
+    """The first round's ``SolverOptions``: ``first_width`` from ``first_views`` views, never wider or from more
+    views than the configured search, with the cube's whole budgets; None where it is off (``first_width`` 0) or no
+    cheaper than the configured search (it would only repeat it)."""
+    width, views = min(opts.first_width, opts.beam_width), min(opts.first_views, opts.views)
+    if width < 1 or (width, views) == (opts.beam_width, opts.views):
+        return None
+    return dataclasses.replace(opts, beam_width=width, views=views, first_width=0, beam_widen=False)
+
+
+def second_round(opts, first: SolveResult):
+    """The configured search's options after ``first``: the time and states it left, and after a solution only the
+    depths that could find a shorter one; None where nothing is left to search."""
+    depth = opts.max_moves
+    if first.solved:
+        depth = min(depth, depth_to_beat(len(first.moves), opts.ends))
+    seconds = None if opts.seconds is None else opts.seconds - first.seconds
+    nodes = opts.max_nodes - first.nodes
+    if depth < 1 or nodes < 1 or (seconds is not None and seconds <= 0):
+        return None
+    return dataclasses.replace(opts, first_width=0, max_moves=depth, max_nodes=nodes, seconds=seconds)
+
+
+def solve_anytime(search: Round, cubes: np.ndarray, last, count, opts) -> list[SolveResult]:
+    """Every cube by the two rounds (module docstring), one cube at a time; per cube the shorter solution (the
+    first round's on a tie), with the states and seconds of both. Without a first round (``first_round``): the
+    configured search, every cube in one call as always."""
+    first = first_round(opts)
+    if first is None:
+        return search(cubes, last, count, opts)
+    last, count = start_history(len(cubes), last, count)
+    return [
+        _solve_one(search, cubes[i : i + 1], last[i : i + 1], count[i : i + 1], first, opts) for i in range(len(cubes))
+    ]
+
+
+def _solve_one(search: Round, cube: np.ndarray, last, count, first, opts) -> SolveResult:
+    best = search(cube, last, count, first)[0]
+    rest = second_round(opts, best)
+    return best if rest is None else shorter(best, search(cube, last, count, rest)[0])
