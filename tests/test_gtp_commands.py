@@ -133,6 +133,22 @@ def test_score_lead_appears_when_the_agent_can_estimate_one(monkeypatch):
     assert "scoreLead" not in replies[1]  # Leela's format has no score
 
 
+def test_a_score_head_gives_kata_analyze_its_score_lead_and_the_komi_reaches_the_network():
+    """With a network that has a score head and a komi plane, every kata-analyze line carries scoreLead (the
+    score head's margin after the move, from the analysed colour's side: ``Arena.score_leads``), and the
+    controller's ``komi`` is the komi in the network's input."""
+    torch.manual_seed(0)
+    model = GoNet(5, 18, filters=8, blocks=1, score_heads=True, score_utility=0.1).eval()
+    args = gtp.parse_args(["--game", "go5", "--sims", "16"])
+    engine = gtp.Engine(model, Agent_Flags.agent_from_args(model, args, rng=np.random.default_rng(0)), None)
+    replies = session(engine, "komi 6.5\nkata-analyze b 5\nname\n", pause=0.3)
+    assert replies[0] == "=" and engine.game.eval_input(engine.state)[0, -2] == 13  # half points
+    kata = info_fields(replies[1].split("\n")[1])
+    leads = engine.agent.score_leads(engine.search(BLACK)[2])
+    for move in kata:
+        assert move["scoreLead"] == move["scoreMean"] == f"{leads[parse_vertex(move['move'], 5)]:.3f}"
+
+
 def test_an_analysis_stops_at_the_next_command_and_answers_it():
     engine = make_engine()
     replies = session(engine, "2 kata-analyze b 5\n3 name\n4 genmove_analyze w 1\nlz-genmove_analyze\nquit\n", 0.3)
