@@ -273,6 +273,18 @@ TABLE = {
         {"--recipe": ["bogus"], "--game": ["go4"], "--ref-games": COUNTS, "--rounds": COUNTS, "--seed": SEEDS},
         [],
     ),
+    "bench/bench_anytime.py": (
+        "main",
+        {
+            "--cubes": ["0", "x"],
+            "--seed": SEEDS,
+            "--threads": ["0", "x"],
+            "--variants": ["bogus"],
+            "--beam-width": ["0", "x"],
+            "--checkpoint": PATHS + ["missing.pt"],
+        },
+        [],
+    ),
     "bench/bench_go_recipes.py": (
         "main",
         {"--recipes": ["bogus"], "--rounds": COUNTS, "--seed": SEEDS},

@@ -222,7 +222,7 @@ def test_gtp_evaluate_and_the_gui_build_one_agent_that_plays_one_move():
     moves = {"gtp": gtp.handle(engine, "genmove", ["b"])}
 
     match_args = Go_Match.parse_match_args(["--game", "go5", "--opponent", "gnugo", "--sims", "24"])
-    game = Go_Match.match_game(match_args, model.history, match_args.opponent)
+    game = Go_Match.match_game(match_args, model.game_options, match_args.opponent)
     assert game == engine.game  # the rules of real play, no self-play cap
     rng = np.random.default_rng(0)
     agent = Agent_Flags.agent_from_args(model, match_args, sample_moves=match_args.sample_moves, rng=rng)
