@@ -198,7 +198,7 @@ def test_the_agent_gives_score_leads_with_a_score_head():
     assert leads.shape == (26,) and np.isfinite(leads).all()
     with torch.inference_mode():
         heads = model.heads(torch.from_numpy(game.encode(game.eval_input(game.step(state, np.array([12]))))))
-    assert leads[12] == pytest.approx(-5 * float(heads["score"][0, 0]), rel=1e-5)
+    assert leads[12] == pytest.approx(-5 * float(heads["score"][0, 0]), abs=1e-4)  # batches of 26 and 1 row
 
 
 @pytest.mark.slow
