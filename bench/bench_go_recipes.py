@@ -4,7 +4,8 @@ Each round plays one iteration of every preset in turn (``bench_go_selfplay.batc
 games in lockstep from the empty board at its simulations, then its training steps), each preset with its
 own network of random weights (``--seed``), so that a preset's extra heads, komi plane or cheaper searches
 are what differs. Rounds interleave the presets (a machine's drift hits all alike); the medians are printed
-with each preset's ratio to the first. Random weights play games of about the same length as early training.
+with each preset's ratios to the first: moves a second (the cost of a move) and games an hour (which also
+depends on how long each random network's games last, as in early training).
 
     python bench/bench_go_recipes.py [--recipes go5 go5-score] [--rounds 3]
 """
@@ -48,8 +49,8 @@ def main(argv=None) -> None:
         print(
             f"{name:>10}: {recipe.games} games of {recipe.simulations} simulations, "
             f"{np.median(got[:, 0]):,.1f} moves/s, {np.median(got[:, 1]):,.0f} games/hour of self-play, "
-            f"{np.median(got[:, 2]):,.0f} with its training steps; {np.median(got[:, 2] / base[:, 2]):.2f}x "
-            f"the {args.recipes[0]}'s"
+            f"{np.median(got[:, 2]):,.0f} with its training steps; {np.median(got[:, 0] / base[:, 0]):.2f}x the "
+            f"{args.recipes[0]}'s moves a second, {np.median(got[:, 2] / base[:, 2]):.2f}x its games an hour"
         )
 
 
