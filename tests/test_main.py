@@ -1,8 +1,7 @@
-import math
-
 """main.py: the recipe pieces, and end-to-end runs with tiny settings (outputs, resume, errors)."""
 
 import json
+import math
 import os
 import signal
 import subprocess
