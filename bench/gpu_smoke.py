@@ -6,10 +6,11 @@ and give the CPU's numbers there? One go, at most about 5 minutes on one CUDA GP
 Without a GPU it says so and exits 0. With one, each check runs the same seeded command on ``--device
 cuda`` and on ``--device cpu`` and compares what they report:
 
-* training: tiny ``main.py`` runs of the original recipe, ``--recipe exact``, ``--recipe 3x3`` and
-  ``--game go5``: both finish, write a checkpoint that loads on the CPU, and log finite losses. Where the
-  data do not depend on the network (the exact and 3x3 recipes draw their states from seeded random
-  walks) the last loss agrees within ``LOSS_REL_TOL``; where self-play generates them (original, go5),
+* training: tiny ``main.py`` runs of the original recipe, ``--recipe exact``, ``--recipe 3x3``,
+  ``--game go5`` and ``--recipe go5-score``: both finish, write a checkpoint that loads on the CPU, and
+  log finite losses. Where the data do not depend on the network (the exact and 3x3 recipes draw their
+  states from seeded random walks) the last loss agrees within ``LOSS_REL_TOL``; where self-play
+  generates them (original, go5, go5-score),
   a float rounding in the search may change a visit count and the games, so only "finite, both ran" is
   required there and the two losses are printed.
 * networks: the shipped 2x2, 3x3 and go5 models read 4,096 inputs alike on both devices (largest
@@ -18,8 +19,8 @@ cuda`` and on ``--device cpu`` and compares what they report:
   scrambles: the same solve rate and mean length within ``LENGTH_TOL`` moves.
 * Go: the go5 agent against the random player, a few games on each device: the same number of wins
   within one game.
-* speed: the 3x3 network's forward (states a second, batch 4,096) and the 2x2 MCTS (simulations a
-  second), cuda against cpu, measured side by side.
+* speed: the 3x3 and go5 networks' forward (states a second, batch 4,096), cuda against cpu, measured
+  side by side; each training line also gives both runs' seconds.
 
 Exit status 0 when every check holds (or no GPU is present), 1 when one fails (each failure named), 2 on
 bad flags. Tolerances: why each is what it is stands beside it below.
@@ -68,6 +69,11 @@ TRAIN_RUNS = {
     "go5": (
         "--game go5 --num-iters 2 --games 2 --simulations 4 --train-steps 2 --batch-size 8 --filters 8 --blocks 1 "
         "--gate-games 0 --buffer-min-games 2"
+    ),
+    # komi input, score and ownership heads, the score utility (issue 48): their losses on the GPU too
+    "go5-score": (
+        "--recipe go5-score --num-iters 2 --games 2 --simulations 4 --sampled-simulations 4 --train-steps 2 "
+        "--batch-size 8 --filters 8 --blocks 1 --gate-games 0 --buffer-min-games 2"
     ),
 }
 #: Runs whose training data do not depend on the network's outputs (seeded random walks).
@@ -137,7 +143,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def run(cmd: list[str], cwd: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    # the repository first, then what the caller's PYTHONPATH holds (wheels carried to a GPU machine)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     return subprocess.run([sys.executable, *cmd], cwd=cwd, capture_output=True, text=True, env=env, timeout=600)
 
 
@@ -153,13 +160,16 @@ def check_training(work: Path, args, say) -> list[str]:
         return []
     failures = []
     for run_name, flags in TRAIN_RUNS.items():
-        losses = {}
+        losses, seconds = {}, {}
         for label, device in both_devices(args):
             folder = work / f"train_{run_name}_{label}"
             folder.mkdir()
             cmd = [str(ROOT / "main.py"), *flags.split(), "--seed", str(args.seed), "--device", device]
-            cmd += ["--checkpoint", "m.pt", "--log-dir", "logs"] + ([] if run_name == "go5" else ["--no-progress"])
+            cmd += ["--checkpoint", "m.pt", "--log-dir", "logs"]
+            cmd += [] if run_name.startswith("go") else ["--no-progress"]
+            started = time.monotonic()
             done = run(cmd, folder)
+            seconds[label] = time.monotonic() - started
             if done.returncode != 0:
                 failures.append(f"train {run_name} on {device}: exit {done.returncode}: {done.stderr.strip()[-300:]}")
                 continue
@@ -172,7 +182,10 @@ def check_training(work: Path, args, say) -> list[str]:
         a, b = losses["checked"], losses["cpu"]
         finite = all(math.isfinite(x) for x in (a, b))
         agree = finite and (run_name not in SAME_DATA or abs(a - b) <= LOSS_REL_TOL * max(abs(b), 1e-12))
-        say(f"train {run_name:8s} last loss {args.device} {a:.6f}  cpu {b:.6f}  {'ok' if agree else 'DIFFERS'}")
+        say(
+            f"train {run_name:9s} last loss {args.device} {a:.6f}  cpu {b:.6f}  {'ok' if agree else 'DIFFERS'}  "
+            f"({seconds['checked']:.0f} s and {seconds['cpu']:.0f} s, process start included)"
+        )
         if not agree:
             failures.append(f"train {run_name}: loss {a} on {args.device} against {b} on cpu")
     return failures
@@ -187,7 +200,7 @@ def last_loss(path: Path) -> float:
 def loads_on_cpu(path: Path, run_name: str) -> str | None:
     """``None`` when the checkpoint loads on the CPU with finite outputs, else what went wrong."""
     try:
-        if run_name == "go5":
+        if run_name.startswith("go"):
             from go.Go_Net import load_go_model
 
             load_go_model(str(path), device="cpu")
@@ -221,6 +234,7 @@ def check_networks(work: Path, args, say) -> list[str]:
         inputs = network_inputs(name, rng)
         outs = {}
         for label, device in both_devices(args):
+            device = Cli.resolve_device(device)  # the project's device set-up: float32 convolutions on CUDA
             with torch.inference_mode():
                 got = model.to(device).eval()(inputs.to(device))
             outs[label] = torch.cat([t.float().reshape(len(inputs), -1).cpu() for t in got], 1)
@@ -330,13 +344,9 @@ def check_go(work: Path, args, say) -> list[str]:
 
 
 def count_wins(results) -> int:
-    """The agent's wins in a match's ``results.json`` (its first model)."""
-    models = results.get("models") or [results]
-    first = models[0] if isinstance(models, list) else next(iter(models.values()))
-    for key in ("wins", "agent_wins"):
-        if key in first:
-            return int(first[key])
-    return sum(1 for g in first.get("games", []) if g.get("agent_won"))
+    """The agent's wins in a match's ``results.json``: a list with one summary per checkpoint."""
+    first = results[0] if isinstance(results, list) else results
+    return int(first["all"]["wins"])
 
 
 # --------------------------------------------------------------------------- speed
@@ -347,28 +357,34 @@ def check_speed(work: Path, args, say) -> list[str]:
     import torch
 
     from cube.Cube_Checkpoints import load_model
+    from go.Go_Net import load_go_model
 
-    model = load_model(str(ROOT / "pretrained" / "rubik3x3_policy_value.pt"), "cpu", puzzle="3x3")
-    inputs = network_inputs("3x3", np.random.default_rng(args.seed))
-    rates = {}
-    for label, device in both_devices(args):
-        model.to(device).eval()
-        x = inputs.to(device)
-        with torch.inference_mode():
-            model(x)  # warm-up: kernels chosen, memory allocated
-            if device.startswith("cuda"):
-                torch.cuda.synchronize()
-            start, rounds = time.perf_counter(), 5
-            for _ in range(rounds):
-                model(x)
-            if device.startswith("cuda"):
-                torch.cuda.synchronize()
-        rates[label] = rounds * len(x) / (time.perf_counter() - start)
-    model.to("cpu")
-    say(
-        f"speed: the 3x3 network reads {rates['checked']:,.0f} states/s on {args.device}, {rates['cpu']:,.0f} on cpu "
-        f"({rates['checked'] / rates['cpu']:.1f}x), batch 4,096"
-    )
+    models = {
+        "3x3": load_model(str(ROOT / "pretrained" / "rubik3x3_policy_value.pt"), "cpu", puzzle="3x3"),
+        "go5": load_go_model(str(ROOT / "pretrained" / "go5_policy_value.pt"), device="cpu"),
+    }
+    for name, model in models.items():
+        inputs = network_inputs(name, np.random.default_rng(args.seed))
+        rates = {}
+        for label, device in both_devices(args):
+            device = str(Cli.resolve_device(device))
+            model.to(device).eval()
+            x = inputs.to(device)
+            with torch.inference_mode():
+                model(x)  # warm-up: kernels chosen, memory allocated
+                if device.startswith("cuda"):
+                    torch.cuda.synchronize()
+                start, rounds = time.perf_counter(), 5
+                for _ in range(rounds):
+                    model(x)
+                if device.startswith("cuda"):
+                    torch.cuda.synchronize()
+            rates[label] = rounds * len(x) / (time.perf_counter() - start)
+        model.to("cpu")
+        say(
+            f"speed: the {name} network reads {rates['checked']:,.0f} states/s on {args.device}, "
+            f"{rates['cpu']:,.0f} on cpu ({rates['checked'] / rates['cpu']:.1f}x), batch 4,096"
+        )
     return []
 
 

@@ -166,7 +166,7 @@ def resolve_device(name: str = "auto"):
     except argparse.ArgumentTypeError as exc:
         raise DeviceError(f"--device {exc}.") from None
     if name == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        name = "cuda" if torch.cuda.is_available() else "cpu"
     if name.startswith("cuda"):
         if not torch.cuda.is_available():
             raise DeviceError(
@@ -177,7 +177,21 @@ def resolve_device(name: str = "auto"):
             raise DeviceError(
                 f"--device {name} was asked for but this machine has {torch.cuda.device_count()} CUDA device(s)."
             )
-    return torch.device(name)
+    device = torch.device(name)
+    if device.type == "cuda":
+        full_float32_on_cuda()
+    return device
+
+
+def full_float32_on_cuda() -> None:
+    """Float32 convolutions and matrix products on CUDA, as on the CPU. PyTorch lets cuDNN convolve in
+    TF32 (a 10-bit mantissa) by default: on an H200 that moved the go5 network's logits by 4.5e-3 from
+    the CPU's, enough to flip a near-tied visit count (docs/gpu_smoke.txt). The networks are small; the
+    speed TF32 buys them is not worth results that differ by device."""
+    import torch
+
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_tf32 = False
 
 
 def integer(text: str) -> int:

@@ -53,6 +53,27 @@ def test_resolve_device_names_a_bad_device(name):
         Cli.resolve_device(name)
 
 
+@pytest.mark.parametrize("name", ["cuda", "auto"], ids=["named", "auto"])
+def test_resolve_device_turns_tf32_off_on_cuda(name, monkeypatch):
+    """TF32 convolutions moved the go5 network's outputs 4.5e-3 from the CPU's on an H200
+    (docs/gpu_smoke.txt): picking CUDA must turn them off. No GPU is needed to pick one by name."""
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.backends.cudnn, "allow_tf32", True)
+    monkeypatch.setattr(torch.backends.cuda.matmul, "allow_tf32", True)
+    assert Cli.resolve_device(name) == torch.device("cuda")
+    assert not torch.backends.cudnn.allow_tf32 and not torch.backends.cuda.matmul.allow_tf32
+
+
+def test_resolve_device_leaves_tf32_alone_on_cpu(monkeypatch):
+    import torch
+
+    monkeypatch.setattr(torch.backends.cudnn, "allow_tf32", True)
+    assert Cli.resolve_device("cpu") == torch.device("cpu")
+    assert torch.backends.cudnn.allow_tf32
+
+
 def test_int_in_bounds():
     parse = Cli.int_in(1, 5, "why")
     assert parse("3") == 3
