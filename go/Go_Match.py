@@ -36,6 +36,7 @@ from go.Go_Board import BLACK, format_vertex
 from go.Go_Game import go_game, go_play_game
 from go.Go_Net import load_go_model
 from go.GTP_Client import GNUGO_INSTALL_HINT, GNUGO_PATH, gnugo_command
+from go.Score_Check import plot_score_check, score_check, summary_lines
 from Plot_Scatter import pyplot, save_figure
 from run import Cli
 from run.Run_IO import CheckpointError, OutputError, check_writable, find_checkpoint, write_json
@@ -115,9 +116,19 @@ def parse_match_args(argv=None) -> argparse.Namespace:
         help="instead of a match: the empty board at each of these komi (the network's value, the search's "
         "value and top moves at --sims, and the agent's greedy game against itself)",
     )
+    parser.add_argument(
+        "--score-games",
+        type=Cli.episodes,
+        metavar="N",
+        help="instead of a match: N games of the agent against itself, every position's score head against the "
+        "margin its game ended with (the mean absolute error, by stage, and the ownership head's accuracy; "
+        "score_check.json and score_check.png in --out-dir; --sample-moves default 4)",
+    )
     args = resolve_agent_flags(parser.parse_args(argv))
     if args.sample_moves is None:
-        args.sample_moves = 2 if args.opponent == "checkpoint" else 0
+        args.sample_moves = 4 if args.score_games else 2 if args.opponent == "checkpoint" else 0
+    if args.score_games and args.empty_board:
+        parser.error("--score-games and --empty-board are one or the other")
     if args.opponent == "checkpoint" and not args.opponent_checkpoint:
         parser.error("--opponent checkpoint needs --opponent-checkpoint FILE")
     if args.checkpoint and args.checkpoints:
@@ -343,6 +354,27 @@ def empty_board_main(args: argparse.Namespace) -> dict:
     return {"checkpoint": args.checkpoint, "empty_board": rows}
 
 
+def score_check_main(args: argparse.Namespace) -> int:
+    """``--score-games N``: ``Score_Check.score_check``, printed, with its JSON and chart in ``--out-dir``."""
+    paths = [os.path.join(args.out_dir, name) for name in ("score_check.json", "score_check.png")]
+    for path in paths:
+        check_writable(path)  # before the games
+    path = agent_checkpoint(args.checkpoint, args.game)
+    model = load_go_model(path, args.game, args.device)
+    print(f"{path}: the score head against {args.score_games} games against itself ({args.sims} simulations):")
+    result = score_check(
+        model, args.game, args.komi, args.score_games, args.sims, args.c_puct, symmetric=args.symmetric,
+        sample_moves=args.sample_moves, rng=np.random.default_rng(args.seed), device=args.device,
+        progress=Cli.show_progress(None),
+    )  # fmt: skip
+    for line in summary_lines(result):
+        print("  " + line)
+    write_json(paths[0], {"checkpoint": path, **result})
+    plot_score_check(result, paths[1])
+    print(f"Results in {paths[0]}, chart {paths[1]}.")
+    return 0
+
+
 def match_main(argv=None) -> int:
     args = parse_match_args(argv)
     torch.set_num_threads(1)  # one search at a time: batch-1 forwards are fastest on one thread
@@ -353,6 +385,8 @@ def match_main(argv=None) -> int:
             check_writable(os.path.join(args.out_dir, "empty_board.json"))  # before the searches
             write_json(os.path.join(args.out_dir, "empty_board.json"), empty_board_main(args))
             return 0
+        if args.score_games:
+            return score_check_main(args)
         if args.opponent == "gnugo":
             check_gnugo(args.gnugo)
         paths = [agent_checkpoint(path, args.game) for path in (args.checkpoints or [args.checkpoint])]
