@@ -141,6 +141,10 @@ GO_RECIPES = {
 GO_RECIPES["go5-score"] = dict(
     GO_RECIPES["go5"], komi_input=True, komi_spread=2.0, score_heads=True, score_utility=0.1
 )
+# The same on 7x7 around its fair komi of 9: one network for komi 8.5 (Black wins) and 9.5 (White wins).
+GO_RECIPES["go7-score"] = dict(
+    GO_RECIPES["go7"], komi_input=True, komi_spread=2.0, score_heads=True, score_utility=0.1
+)
 
 
 def recipe_text(name: str, recipes: dict = RECIPES) -> str:

@@ -147,6 +147,9 @@ def test_a_go_recipe_names_its_board_and_go7_has_three_hours(capsys):
     assert (go5.game, go5.time_budget, Go_Args.recipe_of(go5).size) == ("go5", 120, 5)
     go7 = Go_Args.parse_args(["--recipe", "go7"])
     assert (go7.game, go7.time_budget, go7.train_steps, Go_Args.recipe_of(go7).size) == ("go7", 180, 100, 7)
+    scored = Go_Args.recipe_of(Go_Args.parse_args(["--recipe", "go7-score"]))
+    assert (scored.size, scored.komi_input, scored.score_heads, scored.score_utility) == (7, True, True, 0.1)
+    assert scored.game().komi == 8.5  # the board's komi; self-play draws each game's around the fair 9
     assert Go_Args.recipe_of(Go_Args.parse_args(["--recipe", "go5", "--game", "go7"])).size == 7
     with pytest.raises(SystemExit) as stop:
         Go_Args.parse_args(["--game", "go5", "--recipe", "3x3"])
