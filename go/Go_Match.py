@@ -264,8 +264,37 @@ def match_one(args: argparse.Namespace, path: str, sgf_dir: str) -> dict:
     openings = opening_counts(result, game.size)
     if openings:
         print("  the agent's first moves as Black: " + ", ".join(f"{v} {n}" for v, n in openings.items()))
+    distinct = {what: distinct_games(result, game.size, c) for what, c in (("black", BLACK), ("white", -BLACK))}
+    for what, games in distinct.items():
+        if games:
+            print(f"  as {what}, {len(games)} distinct game(s): " + "; ".join(
+                f"{g['games']}x {' '.join(g['moves'].split()[:DISTINCT_SHOWN_MOVES])} ... {g['result']}"
+                for g in games[:DISTINCT_SHOWN]) + ("; ..." if len(games) > DISTINCT_SHOWN else ""))  # fmt: skip
     print(f"  SGF files in {sgf_dir}/; agent {agent.mean_seconds or 0:.3f} s a move")
+    for what in distinct:
+        rows[what]["distinct_games"] = distinct[what]
     return {"checkpoint": path, "opponent": opponent.name, "komi": game.komi, "openings": openings, **rows}
+
+
+#: How many distinct games a match prints per colour, and how many of each one's first moves.
+DISTINCT_SHOWN, DISTINCT_SHOWN_MOVES = 6, 6
+
+
+def distinct_games(result, size: int, colour: int) -> list[dict]:
+    """The distinct games (identical move records counted once) that the agent played as ``colour``, most
+    frequent first: each one's moves (``C3 C4 B4 ...``), how many games played it and its result. GNU Go at
+    a level varies its play little, so a match's games are few distinct ones, and which replies of the
+    opponent decide them is what these show."""
+    counts: dict[tuple, list] = {}
+    for record, agent in zip(result.records, result.agent_colours):
+        if agent == colour and record.not_played is None:
+            key = (tuple(record.moves), record.result_text())
+            counts.setdefault(key, [0])[0] += 1
+    order = sorted(counts.items(), key=lambda item: -item[1][0])
+    return [
+        {"moves": " ".join(format_vertex(int(a), size) for a in moves), "games": n[0], "result": text}
+        for (moves, text), n in order
+    ]
 
 
 def opening_counts(result, size: int) -> dict[str, int]:

@@ -113,3 +113,33 @@ def test_evaluate_and_test_take_a_device(tmp_path, capsys):
     with pytest.raises(SystemExit) as stop:
         match(tmp_path / "out", "--checkpoint", model, "--device", "tpu")
     assert stop.value.code == 2 and "--device" in one_sentence(capsys)
+
+
+def test_distinct_games_count_identical_records_once_by_colour():
+    from go.Arena import GameRecord, MatchResult
+    from go.Go_Board import BLACK, WHITE
+    from go.Go_Match import distinct_games
+
+    def record(moves, score, black="agent", white="gnugo"):
+        return GameRecord(black, white, moves=moves, winner=1 if score > 0 else -1, score=score)
+
+    result = MatchResult("agent", "gnugo")
+    games = [(record([12, 13, 25, 25], 0.5), BLACK)] * 3 + [(record([12, 7, 25, 25], 2.5), BLACK)]
+    games += [(record([12, 13, 25, 25], 0.5, "gnugo", "agent"), WHITE)]
+    games += [(GameRecord("agent", "gnugo", moves=[12], not_played="gnugo: gone"), BLACK)]
+    for r, colour in games:
+        result.records.append(r)
+        result.agent_colours.append(colour)
+    black = distinct_games(result, 5, BLACK)
+    assert black == [
+        {"moves": "C3 D3 pass pass", "games": 3, "result": "B+0.5"},
+        {"moves": "C3 C4 pass pass", "games": 1, "result": "B+2.5"},
+    ]
+    assert distinct_games(result, 5, WHITE) == [{"moves": "C3 D3 pass pass", "games": 1, "result": "B+0.5"}]
+
+
+def test_a_match_reports_its_distinct_games(tmp_path, capsys):
+    assert match(tmp_path / "out", "--checkpoint", tiny_model(tmp_path / "m.pt"), "--games", "2") == 0
+    assert "distinct game(s)" in capsys.readouterr().out
+    summary = json.loads((tmp_path / "out" / "results.json").read_text())[0]
+    assert sum(g["games"] for g in summary["black"]["distinct_games"] + summary["white"]["distinct_games"]) == 2
