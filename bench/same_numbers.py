@@ -44,7 +44,7 @@ RUNS = {
             "--time-budget", "0"],
     "go5": ["--recipe", "go5", *GO_TINY],
     "go7": ["--recipe", "go7", *GO_TINY],
-    "go5-score": ["--recipe", "go5-score", *GO_TINY],
+    "go5-score": ["--recipe", "go5-score", *GO_TINY, "--lr-drops"],  # no budget, no drops
 }  # fmt: skip
 #: name -> evaluate.py flags for a shipped model (its JSON results in --log-dir).
 EVALS = {

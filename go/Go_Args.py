@@ -26,6 +26,14 @@ EXPERIMENTS = ("sampled_epsilon",)
 _positive_int = Cli.int_in(1, 10**9)
 
 
+def _share(text: str) -> float:
+    """argparse type: a share strictly between 0 and 1."""
+    value = Cli.nonnegative_float(text)
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a share between 0 and 1")
+    return value
+
+
 def wants_go(argv=None) -> bool:
     """Whether a command line (default: ``sys.argv[1:]``) asks for Go (``--game``, or a Go ``--recipe``)."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -54,6 +62,8 @@ FIELD_HELP = {
     "batch_size": "samples per SGD step",
     "lr": "SGD learning rate (divided by 10 at each of --lr-milestones)",
     "lr_milestones": "SGD steps (counted from the start) at which the learning rate drops by 10",
+    "lr_drops": "shares of --time-budget (0..1) at which the learning rate drops by 10, instead of "
+    "--lr-milestones (none: no drop)",
     "momentum": "SGD momentum",
     "augment": "train each sample under one of the board's 8 symmetries drawn at random",
     "sampled_side": "share of PUCT self-play games in which one colour draws every move from its visit counts",
@@ -86,7 +96,8 @@ def field_flag(field: dataclasses.Field) -> Cli.Flag:
     if isinstance(default, bool):
         return Cli.Flag(flag, default, help_text, action=argparse.BooleanOptionalAction)
     if isinstance(default, tuple):
-        return Cli.Flag(flag, list(default), help_text, type=_positive_int, nargs="*")
+        kind = _share if field.name == "lr_drops" else _positive_int
+        return Cli.Flag(flag, list(default), help_text, type=kind, nargs="*")
     if isinstance(default, float) or field.name == "komi":
         return Cli.Flag(flag, default, help_text, type=Cli.nonnegative_float)
     # A game of no move is no game (the board refuses it): --max-moves starts at 1.
@@ -179,6 +190,9 @@ def parse_args(argv=None, description: str | None = None) -> argparse.Namespace:
             "--full-search-share below 1 needs --fast-simulations",
         ),
         (args.score_heads or args.score_utility == 0, "--score-utility needs --score-heads"),
+        (not args.lr_drops or args.time_budget > 0, "--lr-drops are shares of the --time-budget: give one"),
+        (not (args.lr_drops and args.lr_milestones), "--lr-drops and --lr-milestones are one or the other"),
+        (list(args.lr_drops) == sorted(set(args.lr_drops)), "--lr-drops go up, each once"),
         (args.komi_input or args.komi_spread == 0, "--komi-spread needs --komi-input"),
         (
             args.sampled_side == 0 or args.search == "puct",
@@ -199,4 +213,5 @@ def recipe_of(args: argparse.Namespace) -> GoRecipe:
     """The ``GoRecipe`` the flags give."""
     values = {f.name: getattr(args, f.name) for f in dataclasses.fields(GoRecipe) if f.name not in NOT_FLAGS}
     values["lr_milestones"] = tuple(values["lr_milestones"])
+    values["lr_drops"] = tuple(values["lr_drops"])
     return GoRecipe(size=GO_SIZES[args.game], **values)

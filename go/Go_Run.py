@@ -18,7 +18,7 @@ import torch
 
 from go import Go_Args
 from go.Go_Net import GoNet, load_go_model
-from go.Go_Training import GameBuffer, GoRecipe, make_optimizer, recipe_table, train_iteration
+from go.Go_Training import GameBuffer, GoRecipe, lr_at, make_optimizer, recipe_table, train_iteration
 from Plot_Scatter import MetricsLogger, pyplot, save_figure
 from run import Workers
 from run.Run_Files import check_memory_needs, is_int
@@ -280,6 +280,9 @@ class GoTrainer:
 
     # -- one iteration
     def step(self, run: GoRun, it: int) -> dict:
+        if self.recipe.lr_drops:  # by the share of the time budget spent (GoRecipe.lr_drops)
+            for group in run.optimizer.param_groups:
+                group["lr"] = lr_at(self.recipe, run.seconds / (60 * self.args.time_budget))
         values = train_iteration(run.model, run.optimizer, run.scheduler, run.buffer, self.recipe, run.rng, self.pool)
         check_finite(run, [values["loss"]], f"try a lower --lr (now {self.recipe.lr:g})")
         return values

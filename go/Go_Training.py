@@ -87,6 +87,9 @@ class GoRecipe:
     batch_size: int = 32
     lr: float = 1e-2
     lr_milestones: tuple[int, ...] = (400, 600)
+    # Shares of the run's --time-budget at which the learning rate drops by 10 instead (a run's iterations
+    # a second depend on the machine and on how long its games last, so step milestones land anywhere)
+    lr_drops: tuple[float, ...] = ()
     momentum: float = 0.9
     augment: bool = False  # a random board symmetry per training sample
     # The share of PUCT self-play games in which one colour, drawn at random, draws every move from its
@@ -399,6 +402,12 @@ def sample_batch(game: GoGame, data, size: int, rng: np.random.Generator, augmen
     return [torch.from_numpy(np.asarray(t, dtype=np.float32)) for t in tensors]
 
 
+def lr_at(recipe: GoRecipe, share_of_budget: float) -> float:
+    """The learning rate of ``lr_drops`` once ``share_of_budget`` of the time budget is spent: ``lr``
+    divided by 10 at each drop passed."""
+    return recipe.lr * 0.1 ** sum(share_of_budget >= drop for drop in recipe.lr_drops)
+
+
 def make_optimizer(model: torch.nn.Module, recipe: GoRecipe):
     """SGD with momentum and the learning rate divided by 10 at each milestone step."""
     optimizer = torch.optim.SGD(model.parameters(), lr=recipe.lr, momentum=recipe.momentum)
@@ -512,4 +521,5 @@ def recipe_table(recipe: GoRecipe) -> dict:
     """The recipe as plain values (for a run's logs)."""
     table = asdict(recipe)
     table["lr_milestones"] = list(recipe.lr_milestones)
+    table["lr_drops"] = list(recipe.lr_drops)
     return table

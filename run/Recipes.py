@@ -138,13 +138,17 @@ GO_RECIPES = {
 
 # go5 with the komi as an input (each game's komi drawn around the fair 25), score and ownership heads, and a
 # tenth of the search's value from the expected margin (issue 48; docs/go.md, "Komi and score").
+# Its learning rate drops at 60% and 85% of the time budget, where go5's step milestones were meant to fall:
+# its iterations take about twice go5's time (docs/go.md), and step milestones would never be reached.
 GO_RECIPES["go5-score"] = dict(
-    GO_RECIPES["go5"], komi_input=True, komi_spread=2.0, score_heads=True, score_utility=0.1
-)
+    GO_RECIPES["go5"], komi_input=True, komi_spread=2.0, score_heads=True, score_utility=0.1,
+    lr_milestones=[], lr_drops=[0.6, 0.85],
+)  # fmt: skip
 # The same on 7x7 around its fair komi of 9: one network for komi 8.5 (Black wins) and 9.5 (White wins).
 GO_RECIPES["go7-score"] = dict(
-    GO_RECIPES["go7"], komi_input=True, komi_spread=2.0, score_heads=True, score_utility=0.1
-)
+    GO_RECIPES["go7"], komi_input=True, komi_spread=2.0, score_heads=True, score_utility=0.1,
+    lr_milestones=[], lr_drops=[0.6, 0.85],
+)  # fmt: skip
 
 
 def recipe_text(name: str, recipes: dict = RECIPES) -> str:

@@ -215,3 +215,40 @@ def test_a_score_run_resumed_equals_one_session(tmp_path):
     a, b = (torch.load(tmp_path / f"{n}.pt", weights_only=True) for n in ("once", "twice"))
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
     assert "score_out.weight" in a and float(a["score_utility"]) == pytest.approx(0.1)
+
+
+def test_lr_drops_divide_the_rate_by_10_at_each_share_of_the_budget_passed():
+    from go.Go_Training import lr_at
+
+    recipe = GoRecipe(lr=0.02, lr_drops=(0.6, 0.85), lr_milestones=())
+    assert [lr_at(recipe, t) for t in (0.0, 0.599, 0.6, 0.849)] == pytest.approx([0.02, 0.02, 0.002, 0.002])
+    assert lr_at(recipe, 0.9) == pytest.approx(0.0002) and lr_at(recipe, 5.0) == pytest.approx(0.0002)
+    assert lr_at(GoRecipe(lr=0.02), 0.9) == 0.02  # no drops: the step milestones' scheduler alone
+
+
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--lr-drops", "0.5", "--time-budget", "0"], "give one"),
+        (["--lr-drops", "0.5", "--lr-milestones", "100"], "one or the other"),
+        (["--lr-drops", "0.8", "0.5"], "go up"),
+        (["--lr-drops", "1.5"], "between 0 and 1"),
+    ],
+)
+def test_bad_lr_drops_are_refused_with_a_sentence(flags, message, capsys):
+    from go import Go_Args
+
+    with pytest.raises(SystemExit) as exit_:
+        Go_Args.parse_args(["--game", "go5", "--time-budget", "10", "--lr-milestones", *flags])
+    assert exit_.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_a_run_drops_its_rate_by_the_time_spent(tmp_path):
+    from conftest import main_in_process
+
+    tiny = "--game go5 --games 2 --simulations 4 --train-steps 2 --batch-size 8 --filters 8 --blocks 1".split()
+    tiny += "--gate-games 0 --buffer-min-games 2 --num-iters 2 --time-budget 1 --lr-milestones".split()
+    done = main_in_process(tmp_path, *tiny, "--lr-drops", "0.0001", "0.0002")  # 6 and 12 ms of the minute
+    assert done.returncode == 0, done.stderr
+    rates = [line.split("| lr ")[1].split()[0] for line in done.stdout.splitlines() if line.startswith("iter")]
+    assert rates == ["1e-02", "1e-04"]
