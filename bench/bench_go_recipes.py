@@ -8,6 +8,11 @@ with each preset's ratios to the first: moves a second (the cost of a move) and 
 depends on how long each random network's games last, as in early training).
 
     python bench/bench_go_recipes.py [--recipes go5 go5-score] [--rounds 3]
+        [--models go5=pretrained/go5_policy_value.pt go5-score=runs/go5_score_s1/go5_score.pt]
+
+``--models RECIPE=FILE``: that preset plays with a trained network instead of random weights. A trained
+network's games can cost quite another time a move than a random one's (its searches revisit other
+positions, and its evaluation cache hits differently), so this times the presets as their runs see them.
 """
 
 from __future__ import annotations
@@ -30,12 +35,17 @@ def main(argv=None) -> None:
                    help="the presets timed side by side (the first is the baseline)")  # fmt: skip
     p.add_argument("--rounds", type=Cli.rounds, default=3, help="interleaved rounds (medians reported)")
     p.add_argument("--seed", type=Cli.seed, default=0)
+    p.add_argument("--models", nargs="+", default=[], metavar="RECIPE=FILE",
+                   help="a trained network for a preset instead of random weights")  # fmt: skip
     args = p.parse_args(argv)
     recipes = {name: Go_Args.recipe_of(Go_Args.parse_args(["--recipe", name])) for name in args.recipes}
+    files = dict(item.split("=", 1) for item in args.models if "=" in item)
+    if len(files) != len(args.models) or not set(files) <= set(recipes):
+        p.error("--models takes RECIPE=FILE pairs, each RECIPE one of --recipes")
     models = {}
     for name, recipe in recipes.items():
         torch.manual_seed(args.seed)
-        models[name] = recipe.network().eval()
+        models[name] = recipe.network().eval() if name not in files else trained(p, files[name], recipe)
     rows = {name: [] for name in recipes}  # per round: (moves/s, games/h of self-play, games/h with training)
     rng = np.random.default_rng(args.seed)
     for r in range(args.rounds):
@@ -52,6 +62,21 @@ def main(argv=None) -> None:
             f"{np.median(got[:, 2]):,.0f} with its training steps; {np.median(got[:, 0] / base[:, 0]):.2f}x the "
             f"{args.recipes[0]}'s moves a second, {np.median(got[:, 2] / base[:, 2]):.2f}x its games an hour"
         )
+
+
+def trained(parser, path: str, recipe):
+    """The network in ``path`` for ``recipe``; a file that is no Go model of its board and planes ends
+    the process with a sentence (exit status 2)."""
+    from go.Go_Net import load_go_model
+    from run.Run_IO import CheckpointError
+
+    try:
+        model = load_go_model(path, recipe.size).eval()
+    except (CheckpointError, FileNotFoundError, ValueError) as exc:
+        parser.error(str(exc))
+    if model.game_options != recipe.game().network_options:
+        parser.error(f"{path} needs the game {model.game_options}, the preset plays {recipe.game().network_options}")
+    return model
 
 
 if __name__ == "__main__":
