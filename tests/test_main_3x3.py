@@ -46,7 +46,11 @@ def test_recipe_3x3_and_the_3x3_defaults():
         "beam",
         26,
     )
-    assert a.lr_schedule == "cosine-time" and a.time_budget > 0 and a.keep_optimizer
+    assert a.lr_schedule == "cosine-time" and a.time_budget == 60 and a.keep_optimizer
+    long = parse_args(["--recipe", "3x3-long"])
+    assert long.time_budget == 480 and {k: v for k, v in vars(long).items() if k != "time_budget"} == {
+        k: v for k, v in vars(a).items() if k not in ("time_budget", "recipe")
+    } | {"recipe": "3x3-long"}
     b = parse_args(["--puzzle", "3x3", "--targets", "scramble"])
     assert (b.checkpoint, b.log_dir, b.eval_max_steps, b.hidden_sizes) == (
         "rubik3x3_policy_value.pt",
