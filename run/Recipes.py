@@ -145,9 +145,13 @@ GO_RECIPES = {
 # tenth of the search's value from the expected margin (issue 48; docs/go.md, "Komi and score").
 # Its learning rate drops at 60% and 85% of the time budget, where go5's step milestones were meant to fall:
 # its iterations take about twice go5's time (docs/go.md), and step milestones would never be reached.
+# No --hopeless: with komi drawn around 25, White is lost in every game at komi 24.5 or less, so hopeless
+# kept White's policy out of training there and taught it only from games at 25.5 or more, which White
+# wins by passing; the first run's White passed every move against GNU Go (docs/go.md, "The first run").
+# The score utility already ranks lost moves, which was hopeless's reason.
 GO_RECIPES["go5-score"] = dict(
     GO_RECIPES["go5"], komi_input=True, komi_spread=2.0, score_heads=True, score_utility=0.1,
-    lr_milestones=[], lr_drops=[0.6, 0.85],
+    lr_milestones=[], lr_drops=[0.6, 0.85], hopeless=0.0,
 )  # fmt: skip
 # The same on 7x7 around its fair komi of 9: one network for komi 8.5 (Black wins) and 9.5 (White wins).
 GO_RECIPES["go7-score"] = dict(
