@@ -359,6 +359,11 @@ TABLE = {
         },
         [],
     ),
+    "docs/go_position_check.py": (
+        "main",
+        {"--size": ["1", "20", "x"], "--sims": ["0", "x"], "--moves": ["Z9", "C3 C3"], "--komi": ["x"]},
+        ["pretrained/go5_policy_value.pt"],
+    ),
     "docs/value_by_distance.py": (
         "main",
         {"--runs": COUNTS, "--seed": SEEDS, "--device": ["meta"]},
@@ -491,6 +496,7 @@ RUNTIME_CASES = [
     ("bench/bench_solvers.py", ["--model", "SCRAMBLES"]),  # a damaged model
     ("bench/bench_solvers.py", ["--model", MODEL_3X3]),
     ("docs/value_by_distance.py", [MODEL_3X3]),
+    ("docs/go_position_check.py", [MODEL_3X3]),
     ("docs/value_target_quality.py", [MODEL_3X3]),
     ("docs/mcts_weak_spots.py", [MODEL_3X3]),
     ("docs/mcts_weak_spots.py", [MODEL_2X2, "--failures", "/proc/x.jsonl"]),

@@ -251,3 +251,16 @@ def test_value_target_quality_prints_every_target_at_every_distance(tmp_path, ch
                 assert abs(bias) <= mae + 0.01
     missing = refuse("value_target_quality.py", "nowhere.pt", cwd=tmp_path, capsys=capsys)
     assert missing.returncode == 2 and "Traceback" not in missing.stderr and "nowhere.pt" in missing.stderr
+
+
+def test_go_position_check_reads_a_position_at_each_komi(capsys):
+    sys.path.insert(0, os.path.join(ROOT, "docs"))
+    import go_position_check
+
+    assert go_position_check.main(["pretrained/go5_policy_value.pt", "--moves", "C3", "--komi", "24.5", "7",
+                                   "--sims", "8", "--no-symmetric"]) == 0  # fmt: skip
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2 and all(line.startswith("komi") and "White to move" in line for line in lines)
+    assert "expected margin" not in lines[0]  # the seed's network has no score head
+    # that network has no komi input: its value is the same at every komi
+    assert lines[0].split("value ")[1][:6] == lines[1].split("value ")[1][:6]
