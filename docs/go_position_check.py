@@ -41,7 +41,7 @@ def position_lines(model, size: int, moves: list[str], komis: list[float], sims:
             state = game.step(state, np.array([action]))
         with torch.inference_mode():
             obs = torch.from_numpy(game.encode(game.eval_input(state)))
-            heads = model.heads(obs) if model.has_score else dict(zip(("logits", "value"), model(obs)))
+            heads = model.heads(obs)  # logits and value; score and ownership with score heads
         prior_pass = float(torch.softmax(heads["logits"].float(), 1)[0, -1])
         score = f", expected margin {size * float(heads['score']):+.2f}" if "score" in heads else ""
         agent = play_agent(model, sims, 1.0, symmetric)
@@ -72,8 +72,6 @@ def main(argv=None) -> int:
     torch.set_num_threads(1)
     try:
         model = load_go_model(args.checkpoint, args.size).eval()
-        for move in args.moves:
-            parse_vertex(move, args.size)  # a bad vertex: one sentence, before any search
         for line in position_lines(model, args.size, args.moves, args.komi, args.sims, args.symmetric):
             print(line)
     except (CheckpointError, FileNotFoundError, ValueError) as exc:

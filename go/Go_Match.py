@@ -348,7 +348,7 @@ def empty_board(model, size: int, komi: float, sims: int, c_puct: float, symmetr
     state = game.initial_state(1)
     with torch.inference_mode():
         obs = torch.from_numpy(game.encode(game.eval_input(state)))
-        heads = model.heads(obs) if model.has_score else dict(zip(("logits", "value"), model(obs)))
+        heads = model.heads(obs)  # logits and value; score and ownership with score heads
     value = heads["value"]
     agent = play_agent(model, sims, c_puct, symmetric)
     agent.new_game(game, BLACK)

@@ -25,21 +25,19 @@ from Plot_Scatter import pyplot, save_figure
 STAGES = ((0, 1), (1, 5), (5, 10), (10, 20), (20, None))
 
 
-def game_positions(game, moves: list[int]) -> np.ndarray:
-    """``(len(moves), width)`` int8: the ``eval_input`` row of each position a move was played from."""
+def replay(game, moves: list[int]) -> tuple[np.ndarray, dict]:
+    """The ``eval_input`` row of each position a move was played from ``(len(moves), width)`` int8, and the
+    final state."""
     state, rows = game.initial_state(1), []
     for action in moves:
         rows.append(game.eval_input(state))
         state = game.step(state, np.array([action]))
-    return np.concatenate(rows) if rows else np.zeros((0, 0), dtype=np.int8)
+    return (np.concatenate(rows) if rows else np.zeros((0, 0), dtype=np.int8)), state
 
 
-def final_ownership(game, moves: list[int]) -> np.ndarray:
+def final_ownership(game, final_state: dict) -> np.ndarray:
     """``(N*N,)`` each point's final owner from Black's side (1 Black, -1 White, 0 neither), as trained."""
-    state = game.initial_state(1)
-    for action in moves:
-        state = game.step(state, np.array([action]))
-    return game.final_targets(game.eval_input(state))[1][0].astype(np.float64)
+    return game.final_targets(game.eval_input(final_state))[1][0].astype(np.float64)
 
 
 def read_heads(model, game, inputs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -66,13 +64,13 @@ def score_check(model, size: int, komi: float | None, games: int, sims: int, c_p
     for _ in tqdm(range(games), desc="score games", unit="game", disable=not progress):
         record = play_game(game, agent, agent)
         openings.add(tuple(record.moves))
-        inputs = game_positions(game, record.moves)
+        inputs, end = replay(game, record.moves)
         if len(inputs) == 0:
             continue
         to_play = inputs[:, -1].astype(np.float64)
         score, ownership = read_heads(model, game, inputs)
         black_margin = float(record.score)
-        final_owner = final_ownership(game, record.moves)
+        final_owner = final_ownership(game, end)
         predicted.append(score)
         final.append(to_play * black_margin)
         move_number.append(np.arange(len(inputs)))

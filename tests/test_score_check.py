@@ -12,7 +12,7 @@ import torch
 
 from go.Go_Game import go_game
 from go.Go_Training import GoRecipe
-from go.Score_Check import game_positions, score_check, summarize
+from go.Score_Check import replay, score_check, summarize
 from run.Checkpoints import save_checkpoint
 
 pytestmark = pytest.mark.usefixtures("torch_one_thread")
@@ -54,7 +54,7 @@ def test_every_position_is_read_and_set_against_its_games_final_margin():
 
 def test_positions_are_the_rows_the_moves_were_played_from():
     game = go_game(5, history=2, komi_input=True)
-    rows = game_positions(game, [12, 13, 25])
+    rows, _ = replay(game, [12, 13, 25])
     state = game.initial_state(1)
     np.testing.assert_array_equal(rows[0], game.eval_input(state)[0])
     state = game.step(game.step(state, np.array([12])), np.array([13]))
