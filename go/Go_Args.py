@@ -82,6 +82,9 @@ FIELD_HELP = {
     "score_weight": "the score head's loss weight",
     "ownership_weight": "the ownership head's loss weight",
     "score_utility": "the score term's share in the search's value (0..1; needs --score-heads)",
+    "score_belief": "a score belief head (the final board margin's distribution) from which the search reads "
+    "its win value at the komi exactly (needs --komi-input and --score-heads)",
+    "belief_weight": "the score belief's loss weight",
     "search": "self-play's search: 'puct' (the seed's) or 'gumbel' (Gumbel AlphaZero, Gumbel_MCTS.py)",
     "gate_games": "the seed's arena after each iteration: games against the network before training (0: none)",
     "gate_threshold": "the trained network is kept if it scores more than this share in the arena",
@@ -194,6 +197,10 @@ def parse_args(argv=None, description: str | None = None) -> argparse.Namespace:
         (not (args.lr_drops and args.lr_milestones), "--lr-drops and --lr-milestones are one or the other"),
         (list(args.lr_drops) == sorted(set(args.lr_drops)), "--lr-drops go up, each once"),
         (args.komi_input or args.komi_spread == 0, "--komi-spread needs --komi-input"),
+        (
+            not args.score_belief or (args.komi_input and args.score_heads),
+            "--score-belief needs --komi-input and --score-heads",
+        ),
         (
             args.sampled_side == 0 or args.search == "puct",
             "--sampled-side is a setting of PUCT self-play (--search puct)",

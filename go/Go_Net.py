@@ -17,6 +17,14 @@ head's hidden units) and each point's final owner from that player's side (``own
 Go_Game.score_term(score)``, the mix the game gives finished games (``GoGame.score_utility``); the game
 of a network is ``go_game(..., **net.game_options)``.
 
+With ``score_belief`` (KataGo's score belief, for a network that sees the komi) a third head gives a
+distribution over the final *board* margin before komi (``belief``: logits over -N*N..N*N, from the player
+to move's side), and ``forward``'s win value is read from it and the input's komi by arithmetic
+(``belief_value``): P(board margin + komi > 0) - P(< 0), its score term from the expected margin after
+komi. The komi then decides the value exactly, rather than through a step the trunk must learn from the
+komi plane, a constant plane that the heads' GroupNorm all but removes: the first go5-score runs valued
+White's position after C3 the same at komi 24.5 (lost) and 25.5 (won by passing); docs/go.md.
+
 Checkpoints go through ``run.Checkpoints.save_checkpoint`` / ``load_state_dict`` (a bare state_dict,
 written atomically, read with ``weights_only=True``). The network's buffer ``go_board_size``
 (``run.Checkpoints.GO_SIZE_KEY``, a float tensor holding N) marks a Go checkpoint and its size: the cube
@@ -32,6 +40,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from go.Go_Board import KOMI_PLANE_SCALE
 from go.Go_Game import score_term
 from run.Checkpoints import GO_SIZE_KEY, go_size_of, load_state_dict
 from run.Run_IO import CheckpointError
@@ -41,6 +50,7 @@ GROUPS = 8  # GroupNorm groups of the trunk's channels (the heads' 2 and 1 chann
 STEM_LAYER = "stem.0.weight"  # (filters, in_planes, 3, 3)
 SCORE_LAYER = "score_out.weight"  # present in a network with score and ownership heads
 UTILITY_KEY = "score_utility"  # the buffer of the score term's share in forward's value
+BELIEF_LAYER = "belief_out.weight"  # present in a network with a score belief head
 _BLOCK_KEY = re.compile(r"blocks\.(\d+)\.")
 
 
@@ -77,6 +87,7 @@ class GoNet(nn.Module):
         blocks: int = BLOCKS,
         score_heads: bool = False,
         score_utility: float = 0.0,
+        score_belief: bool = False,
     ):
         super().__init__()
         if size < 1 or in_planes < 1 or filters < 1 or blocks < 0:
@@ -85,6 +96,8 @@ class GoNet(nn.Module):
             )
         if score_utility and not score_heads or not 0 <= score_utility < 1:
             raise ValueError(f"score_utility must be in [0, 1) and needs score heads, got {score_utility}")
+        if score_belief and not (score_heads and in_planes % 2 == 0):
+            raise ValueError("a score belief head needs score heads and a komi plane (an even in_planes)")
         self.size, self.in_planes, self.filters, self.num_blocks = size, in_planes, filters, blocks
         points = size * size
         self.register_buffer(GO_SIZE_KEY, torch.tensor(float(size)))  # saved: marks a Go checkpoint and its size
@@ -95,12 +108,16 @@ class GoNet(nn.Module):
         self.value_head = nn.Sequential(
             *_conv_norm(filters, 1, 1, 1), nn.ReLU(), nn.Flatten(), nn.Linear(points, VALUE_HIDDEN), nn.ReLU()
         )
-        self.value_out = nn.Linear(VALUE_HIDDEN, 1)
+        # a score belief network reads its win value from the belief (``belief_value``): no tanh output
+        self.value_out = None if score_belief else nn.Linear(VALUE_HIDDEN, 1)
         self.has_score = score_heads
         if score_heads:
             self.score_out = nn.Linear(VALUE_HIDDEN, 1)
             self.ownership_out = nn.Conv2d(filters, 1, 1)
             self.register_buffer(UTILITY_KEY, torch.tensor(float(score_utility)))
+        self.has_belief = score_belief
+        if score_belief:
+            self.belief_out = nn.Linear(VALUE_HIDDEN, 2 * points + 1)
 
     @property
     def history(self) -> int:
@@ -121,10 +138,17 @@ class GoNet(nn.Module):
     def heads(self, x: torch.Tensor) -> dict[str, torch.Tensor]:
         """Every output of ``x (B, in_planes, N, N)``: ``logits (B, N*N+1)``, ``value (B, 1)`` (the win
         value in [-1, 1]) and, with score heads, ``score (B, 1)`` (the margin over N) and ``ownership
-        (B, N*N)`` in [-1, 1]; all from the player to move's side."""
+        (B, N*N)`` in [-1, 1]; with a score belief also ``belief (B, 2*N*N+1)`` (logits of the board margin
+        -N*N..N*N before komi), ``value`` then read from it and ``lead (B, 1)`` its expected margin after
+        komi in points (``belief_value``); all from the player to move's side."""
         h = self.blocks(self.stem(x))
         hidden = self.value_head(h)
-        out = {"logits": self.policy_out(self.policy_head(h)), "value": torch.tanh(self.value_out(hidden))}
+        out = {"logits": self.policy_out(self.policy_head(h))}
+        if self.has_belief:
+            out["belief"] = self.belief_out(hidden)
+            out["value"], out["lead"] = belief_value(out["belief"], input_komi(x))
+        else:
+            out["value"] = torch.tanh(self.value_out(hidden))
         if self.has_score:
             out["score"] = self.score_out(hidden)
             out["ownership"] = torch.tanh(self.ownership_out(h).flatten(1))
@@ -135,11 +159,41 @@ class GoNet(nn.Module):
         [-1, 1] (with a score utility, its mix of value and score: module docstring)."""
         h = self.blocks(self.stem(x))
         hidden = self.value_head(h)
-        value = torch.tanh(self.value_out(hidden))
+        if self.has_belief:
+            value, lead = belief_value(self.belief_out(hidden), input_komi(x))
+            score = lead / self.size
+        else:
+            value = torch.tanh(self.value_out(hidden))
+            score = self.score_out(hidden) if self.has_score else None
         if self.has_score:
             utility = getattr(self, UTILITY_KEY)
-            value = (1 - utility) * value + utility * score_term(self.score_out(hidden))
+            value = (1 - utility) * value + utility * score_term(score)
         return self.policy_out(self.policy_head(h)), value
+
+
+def input_komi(x: torch.Tensor) -> torch.Tensor:
+    """(B,) the komi the player to move receives, read back from the komi plane (the last) of network
+    inputs ``x``, in half points exactly (the plane holds it over ``KOMI_PLANE_SCALE`` in float32)."""
+    return torch.round(x[:, -1, 0, 0] * (2 * KOMI_PLANE_SCALE)) / 2
+
+
+def belief_value(logits: torch.Tensor, komi: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """From a score belief's logits over the board margin ``(B, 2*M+1)`` (-M..M, the player to move's) and
+    the komi that player receives ``(B,)``: the win value P(margin + komi > 0) - P(margin + komi < 0) and
+    the expected margin after komi, each ``(B, 1)``."""
+    probs = torch.softmax(logits, dim=-1)
+    reach = logits.shape[-1] // 2
+    margins = torch.arange(-reach, reach + 1, dtype=probs.dtype, device=probs.device)
+    final = margins[None, :] + komi[:, None].to(probs.dtype)
+    return (probs * torch.sign(final)).sum(-1, keepdim=True), (probs * final).sum(-1, keepdim=True)
+
+
+def belief_targets(x: torch.Tensor, margins: torch.Tensor, size: int) -> torch.Tensor:
+    """(B,) long: the class of each final margin after komi ``margins`` (the player to move's) in a score
+    belief over the board margin: ``margin - komi + N*N``, the komi read from inputs ``x`` (clipped to
+    the classes, as a komi past ``Go_Board.MAX_INPUT_KOMI`` would otherwise leave them)."""
+    board = torch.round(margins - input_komi(x)).long()
+    return (board + size * size).clamp(0, 2 * size * size)
 
 
 def go_model_from_state(state: dict, path: str) -> GoNet:
@@ -153,12 +207,18 @@ def go_model_from_state(state: dict, path: str) -> GoNet:
     utility = float(utility) if isinstance(utility, torch.Tensor) and utility.numel() == 1 else 0.0
     if not 0 <= utility < 1:
         raise CheckpointError(f"checkpoint '{path}' is damaged: its score utility {utility:g} is not in [0, 1).")
-    model = GoNet(
-        go_size_of(state), stem.shape[1], stem.shape[0], blocks, score_heads=SCORE_LAYER in state, score_utility=utility
-    )
     try:
+        model = GoNet(
+            go_size_of(state),
+            stem.shape[1],
+            stem.shape[0],
+            blocks,
+            score_heads=SCORE_LAYER in state,
+            score_utility=utility,
+            score_belief=BELIEF_LAYER in state,
+        )
         model.load_state_dict(state)
-    except (RuntimeError, KeyError):
+    except (RuntimeError, KeyError, ValueError):
         raise CheckpointError(f"checkpoint '{path}' does not fit GoNet (wrong keys or shapes).") from None
     return model
 

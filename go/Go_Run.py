@@ -66,7 +66,8 @@ class GoMetricsLogger(MetricsLogger):
             self.metrics[key].append(row[key])
         scalars = {f"go/{k}": v for k, v in row.items() if k != "iterations"}
         scalars["go/lr"] = run.scheduler.get_last_lr()[0]
-        extra = ("gate_score", "gate_kept", "score_loss", "ownership_loss", "score_error", "hopeless_share")
+        extra = ("gate_score", "gate_kept", "score_loss", "ownership_loss", "score_error", "belief_loss")
+        extra += ("hopeless_share",)
         scalars.update({f"go/{k}": values[k] for k in extra if k in values})
         self.log_scalars(iteration, scalars)
 
@@ -313,8 +314,10 @@ def gate_text(values: dict) -> str:
 
 
 def score_text(values: dict) -> str:
-    """The score head's mean absolute error in points this iteration (``--score-heads``), for its line."""
-    return f" | score error {values['score_error']:.2f}" if "score_error" in values else ""
+    """The score head's mean absolute error in points this iteration (``--score-heads``) and the score
+    belief's loss (``--score-belief``), for its line."""
+    text = f" | score error {values['score_error']:.2f}" if "score_error" in values else ""
+    return text + (f" | belief {values['belief_loss']:.3f}" if "belief_loss" in values else "")
 
 
 def hopeless_text(values: dict) -> str:

@@ -51,7 +51,7 @@ from engine.Precision import eval_mode
 from go.Arena import agent_player, run_match
 from go.Go_Board import FAIR_KOMI
 from go.Go_Game import DEFAULT_HISTORY, GoGame, go_game
-from go.Go_Net import BLOCKS, FILTERS, GoNet
+from go.Go_Net import BLOCKS, FILTERS, GoNet, belief_targets
 from MCTS_Core import MCTS, NetworkEvaluator, RootNoise
 from Self_Play import (
     OUTCOME_TARGET,
@@ -123,6 +123,11 @@ class GoRecipe:
     score_weight: float = 0.1
     ownership_weight: float = 1.0
     score_utility: float = 0.0
+    # A score belief head (a distribution over the final board margin, with --komi-input and --score-heads)
+    # from which the search reads its win value given the komi exactly (Go_Net.belief_value), trained by
+    # cross-entropy with this weight
+    score_belief: bool = False
+    belief_weight: float = 1.0
     search: str = "puct"  # self-play's search: Search_Tree.SEARCHES
     gate_games: int = 30  # the seed's arena after each iteration's training (0: none; ``gate``)
     gate_threshold: float = 0.55  # the trained network is kept if it scores more than this share
@@ -136,7 +141,9 @@ class GoRecipe:
 
     def network(self) -> GoNet:
         planes = self.game().obs_shape[0]
-        return GoNet(self.size, planes, self.filters, self.blocks, self.score_heads, self.score_utility)
+        return GoNet(
+            self.size, planes, self.filters, self.blocks, self.score_heads, self.score_utility, self.score_belief
+        )
 
 
 #: The state batch's key of each game's index in a ``play_games`` call (the rules ignore keys they do not
@@ -418,7 +425,7 @@ def train_steps(model, optimizer, scheduler, buffer: GameBuffer, recipe: GoRecip
     """``recipe.train_steps`` SGD steps on batches from ``buffer``; the mean losses."""
     game, data = recipe.game(), buffer.arrays()
     device = next(model.parameters()).device
-    sums, hopeless = np.zeros(6), 0
+    sums, hopeless = np.zeros(7), 0
     model.train()
     for _ in range(recipe.train_steps):
         obs, pis, zs, *score = (t.to(device) for t in sample_batch(game, data, recipe.batch_size, rng, recipe.augment))
@@ -427,8 +434,9 @@ def train_steps(model, optimizer, scheduler, buffer: GameBuffer, recipe: GoRecip
         _, policy_loss, value_loss = alphazero_loss(out["logits"], out["value"], pis, zs, sample_weights=weights)
         hopeless += 0 if weights is None else int((weights[:, 0] == 0).sum())
         loss = value_loss + policy_loss  # the seed's loss: the two terms unweighted
-        extra = score_losses(out, *score, recipe) if recipe.score_heads else (0.0, 0.0, 0.0)
+        extra = score_losses(out, obs, *score, recipe) if recipe.score_heads else (0.0, 0.0, 0.0, 0.0)
         loss = loss + recipe.score_weight * extra[0] + recipe.ownership_weight * extra[1]
+        loss = loss + recipe.belief_weight * extra[3]
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
@@ -436,26 +444,32 @@ def train_steps(model, optimizer, scheduler, buffer: GameBuffer, recipe: GoRecip
         extra = [float(torch.as_tensor(x).detach()) for x in extra]
         sums += [loss.item(), policy_loss.item(), value_loss.item(), *extra]
     model.eval()
-    loss, policy, value, score_loss, owner_loss, score_error = (sums / max(1, recipe.train_steps)).tolist()
+    loss, policy, value, score_loss, owner_loss, score_error, belief = (sums / max(1, recipe.train_steps)).tolist()
     metrics = {"loss": loss, "policy_loss": policy, "value_loss": value}
     if recipe.score_heads:
         metrics.update(score_loss=score_loss, ownership_loss=owner_loss, score_error=score_error)
+    if recipe.score_belief:
+        metrics["belief_loss"] = belief
     if recipe.hopeless > 0:
         metrics["hopeless_share"] = hopeless / max(1, recipe.train_steps * recipe.batch_size)
     return metrics
 
 
-def score_losses(out: dict, margins: torch.Tensor, owners: torch.Tensor, recipe: GoRecipe):
+def score_losses(out: dict, obs: torch.Tensor, margins: torch.Tensor, owners: torch.Tensor, recipe: GoRecipe):
     """The score head's Huber loss on the final margin (in units of the board's side, as it predicts),
     the ownership head's cross-entropy on each point's final owner (mean over points; its tanh output read
-    as ``P(own) = (1 + o) / 2``, a point owned by neither as 1/2) and, as a plain number, the score head's
-    mean absolute error in points."""
+    as ``P(own) = (1 + o) / 2``, a point owned by neither as 1/2), as a plain number the score head's
+    mean absolute error in points, and the score belief's cross-entropy on the board margin (0 without
+    one; ``Go_Net.belief_targets`` reads each sample's komi from its input ``obs``)."""
     size = recipe.size
     score = out["score"].reshape(-1)
     score_loss = torch.nn.functional.smooth_l1_loss(score, margins / size)
     owned = ((out["ownership"] + 1) / 2).clamp(1e-6, 1 - 1e-6)
     owner_loss = torch.nn.functional.binary_cross_entropy(owned, (owners + 1) / 2)
-    return score_loss, owner_loss, (score.detach() * size - margins).abs().mean()
+    belief = 0.0
+    if "belief" in out:
+        belief = torch.nn.functional.cross_entropy(out["belief"], belief_targets(obs, margins, size))
+    return score_loss, owner_loss, (score.detach() * size - margins).abs().mean(), belief
 
 
 def hopeless_weights(values: torch.Tensor, hopeless: float) -> torch.Tensor | None:

@@ -149,14 +149,16 @@ GO_RECIPES = {
 # kept White's policy out of training there and taught it only from games at 25.5 or more, which White
 # wins by passing; the first run's White passed every move against GNU Go (docs/go.md, "The first run").
 # The score utility already ranks lost moves, which was hopeless's reason.
+# A score belief head gives the search its win value: the komi plane alone left the second run's network
+# valuing White after C3 the same at komi 24.5 and 25.5 (docs/go.md, "The second go5-score run").
 GO_RECIPES["go5-score"] = dict(
     GO_RECIPES["go5"], komi_input=True, komi_spread=2.0, score_heads=True, score_utility=0.1,
-    lr_milestones=[], lr_drops=[0.6, 0.85], hopeless=0.0,
+    score_belief=True, lr_milestones=[], lr_drops=[0.6, 0.85], hopeless=0.0,
 )  # fmt: skip
 # The same on 7x7 around its fair komi of 9: one network for komi 8.5 (Black wins) and 9.5 (White wins).
 GO_RECIPES["go7-score"] = dict(
     GO_RECIPES["go7"], komi_input=True, komi_spread=2.0, score_heads=True, score_utility=0.1,
-    lr_milestones=[], lr_drops=[0.6, 0.85],
+    score_belief=True, lr_milestones=[], lr_drops=[0.6, 0.85],
 )  # fmt: skip
 
 

@@ -205,7 +205,7 @@ def test_the_agent_gives_score_leads_with_a_score_head():
 def test_a_score_run_resumed_equals_one_session(tmp_path):
     tiny = "--game go5 --games 2 --simulations 4 --train-steps 2 --batch-size 8 --filters 8 --blocks 1".split()
     tiny += "--gate-games 0 --buffer-min-games 2 --komi-input --komi-spread 2 --score-heads --score-utility 0.1".split()
-    tiny += ["--augment"]
+    tiny += ["--augment", "--score-belief"]
 
     def train(name, iterations):
         paths = ["--checkpoint", str(tmp_path / f"{name}.pt"), "--log-dir", str(tmp_path / f"{name}_logs")]
@@ -214,7 +214,7 @@ def test_a_score_run_resumed_equals_one_session(tmp_path):
     assert train("once", 3) == 0 and train("twice", 2) == 0 and train("twice", 3) == 0
     a, b = (torch.load(tmp_path / f"{n}.pt", weights_only=True) for n in ("once", "twice"))
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
-    assert "score_out.weight" in a and float(a["score_utility"]) == pytest.approx(0.1)
+    assert "score_out.weight" in a and "belief_out.weight" in a and float(a["score_utility"]) == pytest.approx(0.1)
 
 
 def test_lr_drops_divide_the_rate_by_10_at_each_share_of_the_budget_passed():
