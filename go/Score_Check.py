@@ -6,7 +6,8 @@ prediction, the expected area margin for the player to move, is set against the 
 actually ended with, from the same side: the mean absolute error over all positions, at the empty board
 and by stage of the game, beside a baseline that knows nothing of the position (the games' mean margin
 from the player's side). The ownership head is checked the same way: the share of points whose predicted
-owner (the sign of its output) is the final one.
+owner (the sign of its output) is the final one. A network with a score belief also has the belief's
+expected margin after komi checked against the same margins.
 
 These are the targets the heads are trained on (``Go_Training``: the final margin over N, each point's
 final owner), so the error here is the training error on games the network did not learn from.
@@ -40,13 +41,15 @@ def final_ownership(game, final_state: dict) -> np.ndarray:
     return game.final_targets(game.eval_input(final_state))[1][0].astype(np.float64)
 
 
-def read_heads(model, game, inputs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The score head in points ``(B,)`` and the ownership head ``(B, N*N)``, both for the player to move."""
+def read_heads(model, game, inputs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """The score head in points ``(B,)``, the ownership head ``(B, N*N)`` and, with a score belief, its
+    expected margin after komi in points ``(B,)`` (else None), all for the player to move."""
     device = next(model.parameters()).device
     with torch.inference_mode():
         heads = model.heads(torch.from_numpy(game.encode(inputs)).to(device))
     score = heads["score"].float().reshape(-1).cpu().numpy().astype(np.float64) * game.size
-    return score, heads["ownership"].float().cpu().numpy()
+    lead = heads["lead"].float().reshape(-1).cpu().numpy().astype(np.float64) if "lead" in heads else None
+    return score, heads["ownership"].float().cpu().numpy(), lead
 
 
 def score_check(model, size: int, komi: float | None, games: int, sims: int, c_puct: float, *, symmetric: bool = False,
@@ -59,6 +62,7 @@ def score_check(model, size: int, komi: float | None, games: int, sims: int, c_p
     game = go_game(size, komi, **model.game_options)
     agent = play_agent(model, sims, c_puct, symmetric, device=device, rng=rng, sample_moves=sample_moves)
     predicted, final, move_number, owner_hits, owner_points, margins, openings = [], [], [], 0, 0, [], set()
+    beliefs = []
     from tqdm import tqdm
 
     for _ in tqdm(range(games), desc="score games", unit="game", disable=not progress):
@@ -68,8 +72,10 @@ def score_check(model, size: int, komi: float | None, games: int, sims: int, c_p
         if len(inputs) == 0:
             continue
         to_play = inputs[:, -1].astype(np.float64)
-        score, ownership = read_heads(model, game, inputs)
+        score, ownership, lead = read_heads(model, game, inputs)
         black_margin = float(record.score)
+        if lead is not None:
+            beliefs.append(lead)
         final_owner = final_ownership(game, end)
         predicted.append(score)
         final.append(to_play * black_margin)
@@ -77,13 +83,18 @@ def score_check(model, size: int, komi: float | None, games: int, sims: int, c_p
         owner_hits += int((np.sign(ownership) == final_owner[None, :] * to_play[:, None]).sum())
         owner_points += ownership.size
         margins.append(black_margin)
-    return summarize(np.concatenate(predicted), np.concatenate(final), np.concatenate(move_number), {
+    result = summarize(np.concatenate(predicted), np.concatenate(final), np.concatenate(move_number), {
         "komi": game.komi, "games": games, "distinct_games": len(openings), "simulations": sims,
         "sample_moves": sample_moves, "mean_black_margin": float(np.mean(margins)),
         "black_margins": margins, "game_lengths": [len(m) for m in move_number],
         "black_wins": int(np.sum(np.array(margins) > 0)),
         "ownership_accuracy": owner_hits / max(owner_points, 1),
     })  # fmt: skip
+    if beliefs:  # the score belief's expected margin, set against the same final margins
+        beliefs = np.concatenate(beliefs)
+        result["belief_mae"] = float(np.abs(beliefs - np.concatenate(final)).mean())
+        result["points"]["belief"] = beliefs.round(3).tolist()
+    return result
 
 
 def summarize(predicted: np.ndarray, final: np.ndarray, move_number: np.ndarray, facts: dict) -> dict:
@@ -123,6 +134,8 @@ def summary_lines(result: dict) -> list[str]:
     for stage in result["by_stage"]:
         lines.append(f"    {stage['moves']:>10s}: {stage['mae']:.2f} (baseline {stage['baseline_mae']:.2f}), "
                      f"{stage['positions']:,} positions")  # fmt: skip
+    if "belief_mae" in result:
+        lines.append(f"  score belief: mean absolute error {result['belief_mae']:.2f} points (its expected margin)")
     lines.append(f"  ownership head: {100 * result['ownership_accuracy']:.1f}% of points' final owners right")
     return lines
 

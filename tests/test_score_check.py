@@ -12,7 +12,7 @@ import torch
 
 from go.Go_Game import go_game
 from go.Go_Training import GoRecipe
-from go.Score_Check import replay, score_check, summarize
+from go.Score_Check import replay, score_check, summarize, summary_lines
 from run.Checkpoints import save_checkpoint
 
 pytestmark = pytest.mark.usefixtures("torch_one_thread")
@@ -50,6 +50,21 @@ def test_every_position_is_read_and_set_against_its_games_final_margin():
     np.testing.assert_allclose(np.array(result["points"]["predicted"])[firsts], 5 * float(empty), atol=2e-3)
     errors = np.abs(np.array(result["points"]["predicted"]) - np.array(result["points"]["final"]))
     assert result["mae"] == pytest.approx(errors.mean(), abs=1e-3)  # the rounded points
+
+
+def test_a_belief_networks_expected_margin_is_checked_too():
+    torch.manual_seed(0)
+    model = GoRecipe(**{**TINY.__dict__, "score_belief": True}).network().eval()
+    result = score_check(model, 5, 3.5, 2, 4, 1.0, sample_moves=4, rng=np.random.default_rng(1))
+    game = go_game(5, 3.5, **model.game_options)
+    beliefs, final = np.array(result["points"]["belief"]), np.array(result["points"]["final"])
+    assert len(beliefs) == result["positions"]
+    assert result["belief_mae"] == pytest.approx(np.abs(beliefs - final).mean(), abs=1e-3)  # the rounded points
+    with torch.inference_mode():
+        lead = float(model.heads(torch.from_numpy(game.encode(game.eval_input(game.initial_state(1)))))["lead"])
+    firsts = np.cumsum([0] + result["game_lengths"][:-1])  # each game's empty board, Black to move
+    np.testing.assert_allclose(beliefs[firsts], lead, atol=2e-3)
+    assert "score belief: mean absolute error" in "\n".join(summary_lines(result))
 
 
 def test_positions_are_the_rows_the_moves_were_played_from():
