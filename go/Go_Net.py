@@ -23,7 +23,9 @@ to move's side), and ``forward``'s win value is read from it and the input's kom
 (``belief_value``): P(board margin + komi > 0) - P(< 0), its score term from the expected margin after
 komi. The komi then decides the value exactly, rather than through a step the trunk must learn from the
 komi plane, a constant plane that the heads' GroupNorm all but removes: the first go5-score runs valued
-White's position after C3 the same at komi 24.5 (lost) and 25.5 (won by passing); docs/go.md.
+White's position after C3 the same at komi 24.5 (lost) and 25.5 (won by passing); docs/go.md. The
+policy's logits also get a linear term in that value and expected margin (``policy_logits``), so that the
+komi reaches the policy too.
 
 Checkpoints go through ``run.Checkpoints.save_checkpoint`` / ``load_state_dict`` (a bare state_dict,
 written atomically, read with ``weights_only=True``). The network's buffer ``go_board_size``
@@ -118,6 +120,11 @@ class GoNet(nn.Module):
         self.has_belief = score_belief
         if score_belief:
             self.belief_out = nn.Linear(VALUE_HIDDEN, 2 * points + 1)
+            # The policy's komi: logits move with the belief's value and expected margin at the input's komi
+            # (``policy_logits``). Zero at first: the plain policy.
+            self.policy_global = nn.Linear(2, points + 1)
+            nn.init.zeros_(self.policy_global.weight)
+            nn.init.zeros_(self.policy_global.bias)
 
     @property
     def history(self) -> int:
@@ -143,12 +150,13 @@ class GoNet(nn.Module):
         komi in points (``belief_value``); all from the player to move's side."""
         h = self.blocks(self.stem(x))
         hidden = self.value_head(h)
-        out = {"logits": self.policy_out(self.policy_head(h))}
+        out = {}
         if self.has_belief:
             out["belief"] = self.belief_out(hidden)
             out["value"], out["lead"] = belief_value(out["belief"], input_komi(x))
         else:
             out["value"] = torch.tanh(self.value_out(hidden))
+        out["logits"] = self.policy_logits(h, out)
         if self.has_score:
             out["score"] = self.score_out(hidden)
             out["ownership"] = torch.tanh(self.ownership_out(h).flatten(1))
@@ -159,16 +167,30 @@ class GoNet(nn.Module):
         [-1, 1] (with a score utility, its mix of value and score: module docstring)."""
         h = self.blocks(self.stem(x))
         hidden = self.value_head(h)
+        out = {}
         if self.has_belief:
-            value, lead = belief_value(self.belief_out(hidden), input_komi(x))
-            score = lead / self.size
+            out["value"], out["lead"] = belief_value(self.belief_out(hidden), input_komi(x))
+            score = out["lead"] / self.size
         else:
-            value = torch.tanh(self.value_out(hidden))
+            out["value"] = torch.tanh(self.value_out(hidden))
             score = self.score_out(hidden) if self.has_score else None
+        value = out["value"]
         if self.has_score:
             utility = getattr(self, UTILITY_KEY)
             value = (1 - utility) * value + utility * score_term(score)
-        return self.policy_out(self.policy_head(h)), value
+        return self.policy_logits(h, out), value
+
+    def policy_logits(self, h: torch.Tensor, out: dict) -> torch.Tensor:
+        """The policy's logits from the trunk's output ``h``; with a score belief plus a linear function of
+        its win value and expected margin (over N) at the input's komi, ``out["value"]`` and
+        ``out["lead"]`` (detached: the belief learns from its own targets). Why: the komi plane reaches the
+        policy as weakly as the value (module docstring), and a policy blind to the komi learned from games
+        at 25.5, where White wins by passing, to pass at 24.5 too, where passing loses (docs/go.md)."""
+        logits = self.policy_out(self.policy_head(h))
+        if not self.has_belief:
+            return logits
+        summary = torch.cat([out["value"], out["lead"] / self.size], dim=1).detach()
+        return logits + self.policy_global(summary)
 
 
 def input_komi(x: torch.Tensor) -> torch.Tensor:

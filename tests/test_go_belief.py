@@ -72,6 +72,28 @@ def test_a_belief_network_flips_its_value_between_komi_24_5_and_25_5():
     torch.testing.assert_close(value, expected)
 
 
+def test_the_policy_moves_with_the_beliefs_value_at_the_komi():
+    """The policy sees the komi through the belief's value: a pass logit weighted by it differs between
+    komi 24.5 (White lost) and 25.5 (White won), and nothing else does; a new network's term is zero."""
+    torch.manual_seed(0)
+    net = GoNet(5, 6, 8, 1, score_heads=True, score_belief=True).eval()
+    game = go_game(5, history=2, komi_input=True)
+    x = _inputs(game, [24.5, 25.5], WHITE)
+    with torch.no_grad():
+        plain = net.policy_out(net.policy_head(net.blocks(net.stem(x))))
+        torch.testing.assert_close(net(x)[0], plain)
+        net.belief_out.weight.zero_()
+        net.belief_out.bias.fill_(-50.0)
+        net.belief_out.bias[0] = 50.0  # sure that White ends owning nothing: lost at 24.5, won at 25.5
+        net.policy_global.weight[25, 0] = 3.0  # the pass logit, times the value
+    with torch.no_grad():
+        logits = net(x)[0]
+        torch.testing.assert_close(net.heads(x)["logits"], logits)
+    shift = logits - plain
+    torch.testing.assert_close(shift[:, 25], torch.tensor([-3.0, 3.0]))
+    assert float(shift[:, :25].abs().max()) == 0.0
+
+
 def test_belief_targets_are_the_board_margin_before_komi_clipped_to_the_board():
     game = go_game(5, history=2, komi_input=True)
     x = _inputs(game, [24.5, 24.5, 7.0, 7.0], WHITE)
