@@ -29,6 +29,7 @@ from Action_MCTS import pick_actions_batch
 from engine.Search_Tree import N_ROW, W_ROW, SearchTree, take_rows
 from go.Go_Board import BLACK, WHITE
 from go.Go_Game import GoGame, go_game
+from go.Go_Net import expected_margin
 from go.GTP_Client import GTPClient, GTPError
 from MCTS_Core import MCTS, NetworkEvaluator
 from run.Run_IO import atomic_write
@@ -187,7 +188,7 @@ class SearchPlayer:
         with torch.inference_mode():
             heads = self.model.heads(torch.from_numpy(game.encode(game.eval_input(after))).to(device))
         # The child's player to move is the opponent: negate its margin.
-        scores = -heads["score"].float().reshape(-1).cpu().numpy().astype(np.float64) * game.size
+        scores = -expected_margin(heads, game.size).cpu().numpy().astype(np.float64)
         ended = game.is_terminal(after)
         scores[ended] = -game.margins(take_rows(after, np.flatnonzero(ended)))
         leads[moves] = scores

@@ -193,6 +193,14 @@ class GoNet(nn.Module):
         return logits + self.policy_global(summary)
 
 
+def expected_margin(heads: dict, size: int) -> torch.Tensor:
+    """(B,) float32: the expected final margin after komi in points, for the player to move, of ``GoNet.heads``
+    outputs: the score belief's where the network has one (it applies the komi exactly), else the score
+    head's (predicted over the board's side ``size``)."""
+    lead = heads["lead"] if "lead" in heads else heads["score"] * size
+    return lead.float().reshape(-1)
+
+
 def input_komi(x: torch.Tensor) -> torch.Tensor:
     """(B,) the komi the player to move receives, read back from the komi plane (the last) of network
     inputs ``x``, in half points exactly (the plane holds it over ``KOMI_PLANE_SCALE`` in float32)."""

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from go.Go_Net import expected_margin
+
 
 @dataclass
 class Estimate:
@@ -37,6 +39,6 @@ def position_estimate(model, game, state: dict) -> Estimate | None:
     with torch.inference_mode():
         heads = model.heads(planes)
     mover = int(state["to_play"][0])  # the heads' side; BLACK = +1 turns them to Black's
-    margin = float(heads["score"].float().reshape(-1)[0]) * game.size  # the head's unit is the board's side N
+    margin = float(expected_margin(heads, game.size)[0])  # the belief's, else the score head's, in points
     ownership = heads["ownership"].float().reshape(-1).cpu().numpy().astype(np.float64)
     return Estimate(margin * mover, ownership * mover)
