@@ -160,22 +160,3 @@ def test_the_belief_learns_final_board_margins():
     first = train_iteration(fresh, *make_optimizer(fresh, TINY), GameBuffer(1.0, 3, True), TINY, rng)
     assert np.isfinite(first["belief_loss"]) and first["belief_loss"] > 0
 
-
-def test_score_leads_and_the_gui_read_the_beliefs_margin():
-    """kata-analyze's scoreLead (``score_leads``) and the GUI's expected margin come from the belief where
-    the network has one: it applies the komi exactly, where the score head must learn it."""
-    from go.Arena import agent_player
-    from gui.Go_Estimate import position_estimate
-
-    torch.manual_seed(0)
-    model = TINY.network().eval()
-    game = go_game(5, history=2, komi_input=True, score_utility=0.1)
-    agent = agent_player(model, 8)
-    agent.new_game(game, BLACK)
-    state = game.initial_state(1)
-    leads = agent.score_leads(agent.think(state))
-    with torch.inference_mode():
-        child = model.heads(torch.from_numpy(game.encode(game.eval_input(game.step(state, np.array([12]))))))
-        root = model.heads(torch.from_numpy(game.encode(game.eval_input(state))))
-    assert leads[12] == pytest.approx(-float(child["lead"][0, 0]), abs=1e-4)
-    assert position_estimate(model, game, state).black_margin == pytest.approx(float(root["lead"][0, 0]), abs=1e-5)

@@ -186,9 +186,14 @@ def test_the_score_head_learns_final_margins():
     assert error < 0.6 * baseline, (error, baseline)
 
 
-def test_the_agent_gives_score_leads_with_a_score_head():
+@pytest.mark.parametrize("belief", [False, True])
+def test_the_agent_gives_score_leads_with_a_score_head(belief):
+    """kata-analyze's scoreLead: the score head's margin, or the score belief's where the network has one
+    (it applies the komi exactly); the GUI's expected margin reads the same."""
+    from gui.Go_Estimate import position_estimate
+
     torch.manual_seed(0)
-    model = TINY.network().eval()
+    model = GoRecipe(**{**TINY.__dict__, "score_belief": belief}).network().eval()
     game = go_game(5, history=2, komi_input=True, score_utility=0.1)
     agent = agent_player(model, 8)
     agent.new_game(game, BLACK)
@@ -197,8 +202,11 @@ def test_the_agent_gives_score_leads_with_a_score_head():
     leads = agent.score_leads(tree)
     assert leads.shape == (26,) and np.isfinite(leads).all()
     with torch.inference_mode():
-        heads = model.heads(torch.from_numpy(game.encode(game.eval_input(game.step(state, np.array([12]))))))
-    assert leads[12] == pytest.approx(-5 * float(heads["score"][0, 0]), abs=1e-4)  # batches of 26 and 1 row
+        child = model.heads(torch.from_numpy(game.encode(game.eval_input(game.step(state, np.array([12]))))))
+        root = model.heads(torch.from_numpy(game.encode(game.eval_input(state))))
+    margin = (lambda heads: float(heads["lead"][0, 0]) if belief else 5 * float(heads["score"][0, 0]))
+    assert leads[12] == pytest.approx(-margin(child), abs=1e-4)  # batches of 26 and 1 row
+    assert position_estimate(model, game, state).black_margin == pytest.approx(margin(root), abs=1e-5)
 
 
 @pytest.mark.slow
