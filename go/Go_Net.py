@@ -150,12 +150,7 @@ class GoNet(nn.Module):
         komi in points (``belief_value``); all from the player to move's side."""
         h = self.blocks(self.stem(x))
         hidden = self.value_head(h)
-        out = {}
-        if self.has_belief:
-            out["belief"] = self.belief_out(hidden)
-            out["value"], out["lead"] = belief_value(out["belief"], input_komi(x))
-        else:
-            out["value"] = torch.tanh(self.value_out(hidden))
+        out = self.value_outputs(hidden, x)
         out["logits"] = self.policy_logits(h, out)
         if self.has_score:
             out["score"] = self.score_out(hidden)
@@ -167,18 +162,22 @@ class GoNet(nn.Module):
         [-1, 1] (with a score utility, its mix of value and score: module docstring)."""
         h = self.blocks(self.stem(x))
         hidden = self.value_head(h)
-        out = {}
-        if self.has_belief:
-            out["value"], out["lead"] = belief_value(self.belief_out(hidden), input_komi(x))
-            score = out["lead"] / self.size
-        else:
-            out["value"] = torch.tanh(self.value_out(hidden))
-            score = self.score_out(hidden) if self.has_score else None
+        out = self.value_outputs(hidden, x)
         value = out["value"]
         if self.has_score:
             utility = getattr(self, UTILITY_KEY)
+            score = out["lead"] / self.size if self.has_belief else self.score_out(hidden)
             value = (1 - utility) * value + utility * score_term(score)
         return self.policy_logits(h, out), value
+
+    def value_outputs(self, hidden: torch.Tensor, x: torch.Tensor) -> dict[str, torch.Tensor]:
+        """The win ``value`` from the value head's ``hidden`` units: the tanh output's, or with a score belief
+        the ``belief`` logits with the ``value`` and ``lead`` read from them at input ``x``'s komi."""
+        if not self.has_belief:
+            return {"value": torch.tanh(self.value_out(hidden))}
+        belief = self.belief_out(hidden)
+        value, lead = belief_value(belief, input_komi(x))
+        return {"belief": belief, "value": value, "lead": lead}
 
     def policy_logits(self, h: torch.Tensor, out: dict) -> torch.Tensor:
         """The policy's logits from the trunk's output ``h``; with a score belief plus a linear function of

@@ -20,6 +20,7 @@ import torch
 
 from go.Arena import play_agent, play_game
 from go.Go_Game import go_game
+from go.Go_Net import expected_margin
 from Plot_Scatter import pyplot, save_figure
 
 #: Stages of the game for the error by stage: moves [start, stop) of the game (the last one open-ended).
@@ -48,7 +49,7 @@ def read_heads(model, game, inputs: np.ndarray) -> tuple[np.ndarray, np.ndarray,
     with torch.inference_mode():
         heads = model.heads(torch.from_numpy(game.encode(inputs)).to(device))
     score = heads["score"].float().reshape(-1).cpu().numpy().astype(np.float64) * game.size
-    lead = heads["lead"].float().reshape(-1).cpu().numpy().astype(np.float64) if "lead" in heads else None
+    lead = expected_margin(heads, game.size).cpu().numpy().astype(np.float64) if "lead" in heads else None
     return score, heads["ownership"].float().cpu().numpy(), lead
 
 
