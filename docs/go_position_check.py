@@ -23,7 +23,7 @@ from engine.Search_Tree import N_ROW, W_ROW  # noqa: E402
 from go.Arena import play_agent  # noqa: E402
 from go.Go_Board import BLACK, format_vertex, parse_vertex  # noqa: E402
 from go.Go_Game import go_game  # noqa: E402
-from go.Go_Net import load_go_model  # noqa: E402
+from go.Go_Net import expected_margin, load_go_model  # noqa: E402
 from run import Cli  # noqa: E402
 from run.Run_IO import CheckpointError  # noqa: E402
 
@@ -43,7 +43,8 @@ def position_lines(model, size: int, moves: list[str], komis: list[float], sims:
             obs = torch.from_numpy(game.encode(game.eval_input(state)))
             heads = model.heads(obs)  # logits and value; score and ownership with score heads
         prior_pass = float(torch.softmax(heads["logits"].float(), 1)[0, -1])
-        score = f", expected margin {size * float(heads['score']):+.2f}" if "score" in heads else ""
+        margin = float(expected_margin(heads, size)[0]) if "score" in heads else None  # the belief's, if any
+        score = "" if margin is None else f", expected margin {margin:+.2f}"
         agent = play_agent(model, sims, 1.0, symmetric)
         agent.new_game(game, int(state["to_play"][0]))
         stats = agent.think(state).root_stats()[0]

@@ -59,11 +59,17 @@ def test_resolve_device_turns_tf32_off_on_cuda(name, monkeypatch):
     (docs/gpu_smoke.txt): picking CUDA must turn them off. No GPU is needed to pick one by name."""
     import torch
 
+    # The two flags are restored by hand: they are properties, which pytest 9.2's monkeypatch records as
+    # absent and then fails to delete, leaving its other patches (CUDA "available") in place for the
+    # rest of the process.
+    saved = torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
-    monkeypatch.setattr(torch.backends.cudnn, "allow_tf32", True)
-    monkeypatch.setattr(torch.backends.cuda.matmul, "allow_tf32", True)
-    assert Cli.resolve_device(name) == torch.device("cuda")
-    assert not torch.backends.cudnn.allow_tf32 and not torch.backends.cuda.matmul.allow_tf32
+    try:
+        torch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = True
+        assert Cli.resolve_device(name) == torch.device("cuda")
+        assert not torch.backends.cudnn.allow_tf32 and not torch.backends.cuda.matmul.allow_tf32
+    finally:
+        torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32 = saved
 
 
 def test_resolve_device_leaves_tf32_alone_on_cpu(monkeypatch):
