@@ -34,7 +34,7 @@ from go.Agent_Flags import add_agent_flags, agent_from_args, go_name, resolve_ag
 from go.Arena import COLOURS, GTPPlayer, RandomPlayer, RolloutPlayer, play_agent, play_game, run_match
 from go.Go_Board import BLACK, format_vertex
 from go.Go_Game import go_game, go_play_game
-from go.Go_Net import load_go_model
+from go.Go_Net import expected_margin, load_go_model
 from go.GTP_Client import GNUGO_INSTALL_HINT, GNUGO_PATH, gnugo_command
 from go.Score_Check import plot_score_check, score_check, summary_lines
 from Plot_Scatter import pyplot, save_figure
@@ -342,7 +342,7 @@ def empty_board(model, size: int, komi: float, sims: int, c_puct: float, symmetr
     margin and winner of the agent's greedy game against itself. A network without the komi input (the
     seed's planes) gives the same value at every komi, and only the self-play game's margin says at which
     komi its play wins; one with it (``--komi-input``) values each komi, and with a score head
-    (``network_score``) expects a margin. ``network_value`` is the win value (with a score head, not the
+    (``network_score``, the score belief's where it has one) expects a margin. ``network_value`` is the win value (with a score head, not the
     search's mix of win and score)."""
     game = go_game(size, komi, **model.game_options)
     state = game.initial_state(1)
@@ -359,7 +359,7 @@ def empty_board(model, size: int, komi: float, sims: int, c_puct: float, symmetr
     return {
         "komi": komi,
         "network_value": float(value.reshape(-1)[0]),
-        **({"network_score": float(heads["score"].reshape(-1)[0]) * size} if "score" in heads else {}),
+        **({"network_score": float(expected_margin(heads, size)[0])} if "score" in heads else {}),
         "search_value": float(stats[W_ROW].sum() / stats[N_ROW].sum()),
         "top_moves": {format_vertex(int(a), size): round(float(shares[a]), 3) for a in top},
         "selfplay_margin": record.score,

@@ -114,6 +114,23 @@ def test_a_belief_checkpoint_loads_with_its_head_and_older_ones_without(tmp_path
     assert old.has_score and not old.has_belief and old.value_out is not None
 
 
+def test_the_fourth_runs_network_reads_the_komi_in_its_value_and_its_policy():
+    """pretrained/go5_score_fourth (docs/go.md): Black's value of the empty board is -1 at 25.5 and 26.5
+    (no area beats that komi), White's after C3 +1 at 25.5 and negative at 24.5, and White's prior on
+    passing after C3 lower where passing loses (24.5: 0.47) than where it wins (25.5: 0.72)."""
+    model = load_go_model("pretrained/go5_score_fourth/go5_score.pt", 5).eval()
+    game = go_game(5, **model.game_options)
+    state = game.step(game.initial_state(4), np.full(4, 12))  # C3, the centre
+    state["komi"] = np.array([24.5, 25.5, 25.5, 26.5], dtype=np.float32)
+    with torch.inference_mode():
+        white = model.heads(torch.from_numpy(game.encode(game.eval_input(state))))
+        black = model.heads(_inputs(game, [25.5, 26.5], BLACK))
+    assert black["value"].reshape(-1).tolist() == pytest.approx([-1.0, -1.0], abs=1e-5)
+    value, prior_pass = white["value"].reshape(-1), torch.softmax(white["logits"].float(), 1)[:, -1]
+    assert value[0] < 0 and float(value[1]) == pytest.approx(1.0, abs=1e-5)
+    assert prior_pass[0] < prior_pass[1] - 0.1
+
+
 def test_a_belief_needs_score_heads_and_a_komi_plane(tmp_path):
     with pytest.raises(ValueError, match="komi plane"):
         GoNet(5, 5, 8, 1, score_heads=True, score_belief=True)

@@ -189,7 +189,8 @@ def test_the_score_head_learns_final_margins():
 @pytest.mark.parametrize("belief", [False, True])
 def test_the_agent_gives_score_leads_with_a_score_head(belief):
     """kata-analyze's scoreLead: the score head's margin, or the score belief's where the network has one
-    (it applies the komi exactly); the GUI's expected margin reads the same."""
+    (it applies the komi exactly); the GUI's and ``--empty-board``'s expected margins read the same."""
+    from go.Go_Match import empty_board
     from gui.Go_Estimate import position_estimate
 
     torch.manual_seed(0)
@@ -207,6 +208,8 @@ def test_the_agent_gives_score_leads_with_a_score_head(belief):
     margin = (lambda heads: float(heads["lead"][0, 0]) if belief else 5 * float(heads["score"][0, 0]))
     assert leads[12] == pytest.approx(-margin(child), abs=1e-4)  # batches of 26 and 1 row
     assert position_estimate(model, game, state).black_margin == pytest.approx(margin(root), abs=1e-5)
+    komi = float(game.rules.komi_of(state)[0])  # evaluate.py --empty-board's expected margin reads the same
+    assert empty_board(model, 5, komi, 2, 1.0)["network_score"] == pytest.approx(margin(root), abs=1e-5)
 
 
 @pytest.mark.slow
