@@ -342,8 +342,8 @@ def empty_board(model, size: int, komi: float, sims: int, c_puct: float, symmetr
     margin and winner of the agent's greedy game against itself. A network without the komi input (the
     seed's planes) gives the same value at every komi, and only the self-play game's margin says at which
     komi its play wins; one with it (``--komi-input``) values each komi, and with a score head
-    (``network_score``, the score belief's where it has one) expects a margin. ``network_value`` is the win value (with a score head, not the
-    search's mix of win and score)."""
+    (``network_score``, the score belief's where it has one) expects a margin. ``network_value`` is the
+    win value (with a score head, not the search's mix of win and score)."""
     game = go_game(size, komi, **model.game_options)
     state = game.initial_state(1)
     with torch.inference_mode():

@@ -60,13 +60,22 @@ def same_weights(a, b) -> bool:
 
 @pytest.fixture(scope="module")
 def local2(tmp_path_factory, checkpoints):
-    """Runs with two local workers, shared by the tests below (each costs seconds here)."""
+    """Runs with two local workers, shared by the tests below (each costs seconds here), each made the first
+    time a test asks for it: pytest-xdist sets a module's fixture up once per worker, and a worker that runs
+    only one of these tests needs only its run."""
     root = tmp_path_factory.mktemp("local2")
-    return {
-        "selfplay": train(root / "selfplay", 2, "--workers", "2"),
-        "lookahead": train(root / "lookahead", 2, "--workers", "2", *LOOKAHEAD),
-        "solve": solve(root / "solve", checkpoints["random"], "--workers", "2"),
+    runs = {
+        "selfplay": lambda: train(root / "selfplay", 2, "--workers", "2"),
+        "lookahead": lambda: train(root / "lookahead", 2, "--workers", "2", *LOOKAHEAD),
+        "solve": lambda: solve(root / "solve", checkpoints["random"], "--workers", "2"),
     }
+
+    class Runs(dict):
+        def __missing__(self, name):
+            self[name] = runs[name]()
+            return self[name]
+
+    return Runs()
 
 
 # ---------------------------------------------------------------- pieces
