@@ -176,4 +176,3 @@ def test_the_belief_learns_final_board_margins():
     rng = np.random.default_rng(0)
     first = train_iteration(fresh, *make_optimizer(fresh, TINY), GameBuffer(1.0, 3, True), TINY, rng)
     assert np.isfinite(first["belief_loss"]) and first["belief_loss"] > 0
-
