@@ -161,6 +161,12 @@ GO_RECIPES["go7-score"] = dict(
     score_belief=True, lr_milestones=[], lr_drops=[0.6, 0.85],
 )  # fmt: skip
 
+# The same on 9x9 around its fair komi of 7 (issue 48), for at most 8 hours of training, resumable across sessions
+# (run the same command again). A 9x9 move costs about 1.7x a 7x7 one (81 points against 49) and a game has
+# about 1.5x the moves, so an iteration takes about 2.5x go7's; 150 SGD steps an iteration keep go7's ~1.4
+# draws per new position. Its learning rate drops at 60% and 85% of the 8 hours, as go7-score's.
+GO_RECIPES["go9"] = dict(GO_RECIPES["go7-score"], game="go9", train_steps=150, time_budget=480.0)
+
 
 def recipe_text(name: str, recipes: dict = RECIPES) -> str:
     """A recipe of ``recipes`` as the flags it sets, for --help."""

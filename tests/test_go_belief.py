@@ -156,7 +156,7 @@ def test_score_belief_without_its_inputs_is_refused_with_a_sentence(flags, capsy
 def test_the_recipes_with_score_heads_read_their_value_from_a_belief():
     from go import Go_Args
 
-    for name in ("go5-score", "go7-score"):
+    for name in ("go5-score", "go7-score", "go9"):
         recipe = Go_Args.recipe_of(Go_Args.parse_args(["--recipe", name]))
         assert recipe.score_belief and recipe.network().has_belief
 

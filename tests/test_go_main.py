@@ -140,7 +140,7 @@ def test_recipes_set_defaults_that_flags_override():
     assert seed.checkpoint == "go7_policy_value.pt" and seed.log_dir == "training_logs_go7"
 
 
-def test_a_go_recipe_names_its_board_and_go7_has_three_hours(capsys):
+def test_a_go_recipe_names_its_board_go7_has_three_hours_and_go9_eight(capsys):
     assert Go_Args.wants_go(["--recipe", "go5"]) and Go_Args.wants_go(["--recipe=go7", "--seed", "1"])
     assert not Go_Args.wants_go(["--recipe", "3x3"]) and not Go_Args.wants_go(["--seed", "3"])
     go5 = Go_Args.parse_args(["--recipe", "go5"])
@@ -150,6 +150,9 @@ def test_a_go_recipe_names_its_board_and_go7_has_three_hours(capsys):
     scored = Go_Args.recipe_of(Go_Args.parse_args(["--recipe", "go7-score"]))
     assert (scored.size, scored.komi_input, scored.score_heads, scored.score_utility) == (7, True, True, 0.1)
     assert scored.game().komi == 8.5  # the board's komi; self-play draws each game's around the fair 9
+    go9 = Go_Args.parse_args(["--recipe", "go9"])
+    assert (go9.game, go9.time_budget, go9.train_steps, go9.checkpoint) == ("go9", 480, 150, "go9_policy_value.pt")
+    assert Go_Args.recipe_of(go9).komi_input and Go_Args.recipe_of(go9).game().size == 9
     assert Go_Args.recipe_of(Go_Args.parse_args(["--recipe", "go5", "--game", "go7"])).size == 7
     with pytest.raises(SystemExit) as stop:
         Go_Args.parse_args(["--game", "go5", "--recipe", "3x3"])
