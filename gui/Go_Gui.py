@@ -172,7 +172,8 @@ class GoApp(Window):
         """Set the next game's colour or komi; applied at once while the game has no move."""
         if colour is not None:
             self.choice["colour"] = colour
-        self.choice["komi"] += komi_step
+        # Bounded as the --komi flag and GTP's `komi` are (Cli.MAX_KOMI): past it every game is decided at the start.
+        self.choice["komi"] = min(max(self.choice["komi"] + komi_step, -Cli.MAX_KOMI), Cli.MAX_KOMI)
         if not self.match.moves:
             self.new_game()
         else:

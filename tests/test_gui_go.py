@@ -207,6 +207,19 @@ def test_resign_and_new_game_with_another_colour_and_komi(make_app):
     assert app.match.moves == [PASS] and app.match.to_play == WHITE
 
 
+def test_the_komi_buttons_stop_at_the_flags_bound(make_app):
+    from run.Cli import MAX_KOMI
+
+    app = make_app()
+    app.choice["komi"] = MAX_KOMI - 0.5
+    for _ in range(2):
+        click(app, "komi+")
+    assert app.match.game.komi == app.choice["komi"] == MAX_KOMI
+    app.choice["komi"] = -MAX_KOMI
+    click(app, "komi-")
+    assert app.match.game.komi == -MAX_KOMI
+
+
 def test_the_window_stays_responsive_while_the_agent_thinks(make_app):
     app = make_app(agent=StuckPlayer)
     click_at(app, VIEW.point_center(point("C3")))
