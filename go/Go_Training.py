@@ -434,14 +434,14 @@ def train_steps(model, optimizer, scheduler, buffer: GameBuffer, recipe: GoRecip
         _, policy_loss, value_loss = alphazero_loss(out["logits"], out["value"], pis, zs, sample_weights=weights)
         hopeless += 0 if weights is None else int((weights[:, 0] == 0).sum())
         loss = value_loss + policy_loss  # the seed's loss: the two terms unweighted
-        extra = score_losses(out, obs, *score, recipe) if recipe.score_heads else (0.0, 0.0, 0.0, 0.0)
-        loss = loss + recipe.score_weight * extra[0] + recipe.ownership_weight * extra[1]
-        loss = loss + recipe.belief_weight * extra[3]
+        terms = score_losses(out, obs, *score, recipe) if recipe.score_heads else dict.fromkeys(SCORE_TERMS, 0.0)
+        loss = loss + recipe.score_weight * terms["score_loss"] + recipe.ownership_weight * terms["ownership_loss"]
+        loss = loss + recipe.belief_weight * terms["belief_loss"]
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
         scheduler.step()
-        extra = [float(torch.as_tensor(x).detach()) for x in extra]
+        extra = [float(torch.as_tensor(terms[name]).detach()) for name in SCORE_TERMS]
         sums += [loss.item(), policy_loss.item(), value_loss.item(), *extra]
     model.eval()
     loss, policy, value, score_loss, owner_loss, score_error, belief = (sums / max(1, recipe.train_steps)).tolist()
@@ -455,12 +455,18 @@ def train_steps(model, optimizer, scheduler, buffer: GameBuffer, recipe: GoRecip
     return metrics
 
 
-def score_losses(out: dict, obs: torch.Tensor, margins: torch.Tensor, owners: torch.Tensor, recipe: GoRecipe):
-    """The score head's Huber loss on the final margin (in units of the board's side, as it predicts),
-    the ownership head's cross-entropy on each point's final owner (mean over points; its tanh output read
-    as ``P(own) = (1 + o) / 2``, a point owned by neither as 1/2), as a plain number the score head's
-    mean absolute error in points, and the score belief's cross-entropy on the board margin (0 without
-    one; ``Go_Net.belief_targets`` reads each sample's komi from its input ``obs``)."""
+#: ``score_losses``' terms, in the order ``train_steps`` sums them.
+SCORE_TERMS = ("score_loss", "ownership_loss", "score_error", "belief_loss")
+
+
+def score_losses(
+    out: dict, obs: torch.Tensor, margins: torch.Tensor, owners: torch.Tensor, recipe: GoRecipe
+) -> dict[str, torch.Tensor | float]:
+    """``SCORE_TERMS`` by name: the score head's Huber loss on the final margin (in units of the board's
+    side, as it predicts), the ownership head's cross-entropy on each point's final owner (mean over points;
+    its tanh output read as ``P(own) = (1 + o) / 2``, a point owned by neither as 1/2), the score head's
+    mean absolute error in points (reported, not trained), and the score belief's cross-entropy on the
+    board margin (0 without one; ``Go_Net.belief_targets`` reads each sample's komi from its input ``obs``)."""
     size = recipe.size
     score = out["score"].reshape(-1)
     score_loss = torch.nn.functional.smooth_l1_loss(score, margins / size)
@@ -469,7 +475,8 @@ def score_losses(out: dict, obs: torch.Tensor, margins: torch.Tensor, owners: to
     belief = 0.0
     if "belief" in out:
         belief = torch.nn.functional.cross_entropy(out["belief"], belief_targets(obs, margins, size))
-    return score_loss, owner_loss, (score.detach() * size - margins).abs().mean(), belief
+    error = (score.detach() * size - margins).abs().mean()
+    return dict(zip(SCORE_TERMS, (score_loss, owner_loss, error, belief)))
 
 
 def hopeless_weights(values: torch.Tensor, hopeless: float) -> torch.Tensor | None:
