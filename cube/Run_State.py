@@ -330,8 +330,6 @@ def new_sweeper(args: argparse.Namespace, model: PolicyValueNet, best_depth: tor
     return Sweeper(None if best_depth is None else best_depth.numpy().copy())
 
 
-
-
 def new_model(args: argparse.Namespace, device: torch.device) -> PolicyValueNet:
     """The network of the flags, from random weights seeded by ``--seed``. Every start builds it first (a
     resumed run then replaces it), so that torch's random stream after the start is the same whichever start."""

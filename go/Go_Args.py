@@ -114,8 +114,7 @@ FLAG_GROUPS: dict[str | None, list] = {
         Cli.Flag(
             "--recipe",
             None,
-            "a preset: "
-            + "; ".join(f"{n}: {recipe_text(n, GO_RECIPES) or 'GoRecipe defaults'}" for n in GO_RECIPES),
+            "a preset: " + "; ".join(f"{n}: {recipe_text(n, GO_RECIPES) or 'GoRecipe defaults'}" for n in GO_RECIPES),
             choices=sorted(GO_RECIPES),
         ),
     ],

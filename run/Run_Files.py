@@ -161,6 +161,7 @@ def run_locks(checkpoint: str, log_dir: str):
     ):
         yield
 
+
 def snapshot_path(checkpoint: str, iteration: int) -> str:
     """The copy of the model kept at ``iteration`` (``--snapshot-every``)."""
     return f"{os.path.splitext(checkpoint)[0]}_iter{iteration:04d}.pt"
@@ -236,6 +237,7 @@ def binary_size(count: float) -> str:
             return f"{count:.1f} {unit}"
         count /= 1024
     raise AssertionError("unreachable")
+
 
 def check_memory_needs(phases: list[list[tuple[int, str]]], available: int | None = None) -> None:
     """Raise RunError (one sentence) where the largest phase of ``phases`` (per phase, the arrays that live at

@@ -179,8 +179,9 @@ def metrics_problem(trainer: Trainer, metrics, iteration: int) -> str | None:
     its = metrics["iterations"]
     # Training starts at some iteration (a cube's replay buffer warms up first) and then every one trains.
     # (The list is built from the metrics' own length: an iteration of 10**12 must not build 10**12 numbers.)
-    if its and (not all(map(is_int, its)) or its[0] < 1 or its != list(range(its[0], its[0] + len(its)))
-                or its[-1] != iteration):
+    if its and (
+        not all(map(is_int, its)) or its[0] < 1 or its != list(range(its[0], its[0] + len(its))) or its[-1] != iteration
+    ):
         return f"has metrics of iterations that are not consecutive up to its iteration {iteration}"
     if min(min(metrics[k], default=0) for k in LOSS_KEYS) < -LOSS_ROUNDING:
         return "has negative losses (each is a mean of cross-entropies or squares)"

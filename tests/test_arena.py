@@ -201,6 +201,7 @@ def test_the_symmetric_evaluator_reads_every_turn_of_the_board_alike():
 
 def test_the_win_rate_chart_draws_only_the_colours_the_agent_played(monkeypatch, tmp_path):
     from go import Go_Match
+
     def side(played):  # all won: a Wilson upper bound a hair under 1 (as wilson_interval(6, 6) gives)
         return {"played": played, "win_rate": 1.0 if played else float("nan"), "ci95": list(wilson_interval(6, 6))}
 

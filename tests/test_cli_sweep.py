@@ -287,9 +287,17 @@ TABLE = {
     ),
     "bench/bench_go_recipes.py": (
         "main",
-        {"--recipes": ["bogus"], "--rounds": COUNTS, "--seed": SEEDS,
-         "--models": ["go5", "go7=pretrained/go7_policy_value.pt", "go5=missing.pt",
-                      "go5-score=pretrained/go5_policy_value.pt"]},  # fmt: skip
+        {
+            "--recipes": ["bogus"],
+            "--rounds": COUNTS,
+            "--seed": SEEDS,
+            "--models": [
+                "go5",
+                "go7=pretrained/go7_policy_value.pt",
+                "go5=missing.pt",
+                "go5-score=pretrained/go5_policy_value.pt",
+            ],
+        },  # fmt: skip
         [],
     ),
     "docs/go_rules_check.py": (

@@ -193,6 +193,7 @@ def test_chart_labels_name_snapshots_by_iteration_and_the_run_file_final():
 @pytest.mark.parametrize("flag", ["--c-puct", "--dirichlet-alpha"])
 def test_huge_search_constants_are_one_sentence_and_status_2(flag, capsys):
     from go import Go_Args
+
     with pytest.raises(SystemExit) as stop:
         Go_Args.parse_args(["--game", "go5", flag, "1e308"])
     err = capsys.readouterr().err

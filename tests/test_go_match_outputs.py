@@ -107,6 +107,7 @@ def test_checkpoint_beside_checkpoints_is_refused(tmp_path, capsys):
 
 def test_evaluate_and_test_take_a_device(tmp_path, capsys):
     from go import Go_Match
+
     model = tiny_model(tmp_path / "m.pt")
     show = ["--game", "go5", "--checkpoint", model, "--sims", "2", "--opponent", "random", "--device", "cpu"]
     assert Go_Match.show_main(show) == 0 and "Result: " in capsys.readouterr().out

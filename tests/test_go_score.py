@@ -205,7 +205,7 @@ def test_the_agent_gives_score_leads_with_a_score_head(belief):
     with torch.inference_mode():
         child = model.heads(torch.from_numpy(game.encode(game.eval_input(game.step(state, np.array([12]))))))
         root = model.heads(torch.from_numpy(game.encode(game.eval_input(state))))
-    margin = (lambda heads: float(heads["lead"][0, 0]) if belief else 5 * float(heads["score"][0, 0]))
+    margin = lambda heads: float(heads["lead"][0, 0]) if belief else 5 * float(heads["score"][0, 0])
     assert leads[12] == pytest.approx(-margin(child), abs=1e-4)  # batches of 26 and 1 row
     assert position_estimate(model, game, state).black_margin == pytest.approx(margin(root), abs=1e-5)
     komi = float(game.rules.komi_of(state)[0])  # evaluate.py --empty-board's expected margin reads the same

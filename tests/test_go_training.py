@@ -136,6 +136,7 @@ def test_hopeless_positions_train_the_value_only():
 @pytest.mark.parametrize("score", [0.55, 0.6])
 def test_the_arena_keeps_a_network_that_scores_over_the_threshold_else_restores_the_last(monkeypatch, score):
     from go import Go_Training
+
     torch.manual_seed(0)
     recipe = GoRecipe(**{**TINY.__dict__, "gate_games": 4})
     model = recipe.network()

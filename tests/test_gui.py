@@ -546,6 +546,7 @@ def assert_3x3_screen_shows(screen: pygame.Surface, cube: np.ndarray) -> None:
 
 def test_3x3_window_draws_every_move_of_the_model_cube(make_app, net3):
     from cube import Rubik3x3Env as E3
+
     app = make_app(net3, puzzle="3x3", solver="beam")
     assert app.model is not None and app.model.obs_dim == 324
     cube = E3.solved_cube()
@@ -591,6 +592,7 @@ def test_3x3_scripted_solve_saves_a_screenshot_of_the_solved_cube(tmp_path):
     assert len(lines) == 1 and lines[0].startswith("solved=True moves=3 kociemba=3"), out.stdout
     assert _png_size(shot) == (PyGame.WIDTH, PyGame.HEIGHT)
     from cube import Rubik3x3Env as E3
+
     assert_3x3_screen_shows(pygame.image.load(str(shot)), E3.solved_cube())
 
 

@@ -474,6 +474,7 @@ def test_puzzles_describe_both_cubes():
 
 def test_puzzle_flag_errors_are_one_line_exit_2(capsys):
     from run import Cli
+
     parser = Cli.ArgumentParser(prog="x")
     add_puzzle_flag(parser)
     assert parser.parse_args([]).puzzle == "2x2"

@@ -843,6 +843,7 @@ def test_cube_symmetries_keep_solved_and_rename_moves(size):
     """Each of the 48 symmetries fixes the solved cube and maps a move's result to the result of its
     renamed move; they are 48 different maps, the identity first and the left-right mirror second."""
     from cube import Cube_Model
+
     perms, colours, move_map = Cube_Model.symmetries(size)
     model = Cube_Model.CubeModel(size)
     cubes, _ = model.batch_scramble(np.random.default_rng(size), 20, 25)
@@ -863,6 +864,7 @@ def test_network_averaged_over_all_symmetries_reads_every_disguise_alike():
     """With all 48 symmetries the averaged value is the same for a cube in any disguise, and the averaged
     logits follow the renamed moves; with 1 it is the plain network; a bad count is refused."""
     from cube import Cube_Model
+
     puzzle = get_puzzle("3x3")
     torch.manual_seed(0)
     net = PolicyValueNet(obs_dim=puzzle.obs_dim)
