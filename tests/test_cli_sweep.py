@@ -297,7 +297,7 @@ TABLE = {
                 "go5=missing.pt",
                 "go5-score=pretrained/go5_policy_value.pt",
             ],
-        },  # fmt: skip
+        },
         [],
     ),
     "docs/go_rules_check.py": (
