@@ -40,6 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from engine import Precision
 from engine.Games import Game, get_game
 from engine.Search_Tree import N_ROW, W_ROW, Evaluator, SearchTree
 
@@ -58,10 +59,15 @@ class NetworkEvaluator:
         device: torch.device | str | None = None,
         use_cache: bool = True,
         game: str | Game | None = None,
+        precision: str = "fp32",
     ):
         self.model = model
         self.game = get_game(game)
         self.device = torch.device(device) if device is not None else next(model.parameters()).device
+        # ``Precision.PRECISIONS``: bf16 reads the network about 1.8x as fast where the CPU has it (docs/go.md,
+        # "bfloat16"); fp32, the default, is the arithmetic the bit-exact tests pin.
+        Precision.resolve(precision, self.device)  # an unknown name fails here, not at the first call
+        self.precision = precision
         self.use_cache = use_cache
         self._index: dict[int, int] = {}
         self._priors = np.empty((0, self.game.num_actions), dtype=np.float32)  # [capacity, A] rows of _index
@@ -83,7 +89,10 @@ class NetworkEvaluator:
         """Network outputs ``(priors (n, A), values (n,))`` for ``n`` evaluator inputs, no cache."""
         self.network_states += len(inputs)
         obs = torch.from_numpy(self.game.encode(inputs)).to(self.device, non_blocking=True)
-        logits, value = self.model(obs)
+        with Precision.autocast(self.precision, self.device):
+            logits, value = self.model(obs)
+        if logits.dtype.itemsize < 4:  # bf16 products: the softmax in float32 (wider logits as they come)
+            logits = logits.float()
         priors = torch.softmax(logits, dim=-1)
         return priors.float().cpu().numpy(), value.float().reshape(-1).cpu().numpy()
 

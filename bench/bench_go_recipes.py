@@ -9,6 +9,10 @@ depends on how long each random network's games last, as in early training).
 
     python bench/bench_go_recipes.py [--recipes go5 go5-score] [--rounds 3]
         [--models go5=pretrained/go5_policy_value.pt go5-score=runs/go5_score_s1/go5_score.pt]
+    python bench/bench_go_recipes.py --recipes go9 --precisions fp32 bf16
+
+``--precisions``: every preset at each of these precisions (``GoRecipe.precision``; the same weights), named
+``PRESET@PRECISION``: float32 against bfloat16 where the CPU multiplies it natively.
 
 ``--models RECIPE=FILE``: that preset plays with a trained network instead of random weights. A trained
 network's games can cost quite another time a move than a random one's (its searches revisit other
@@ -18,6 +22,8 @@ positions, and its evaluation cache hits differently), so this times the presets
 from __future__ import annotations
 
 import argparse
+import copy
+import dataclasses
 
 import numpy as np
 import torch
@@ -25,6 +31,7 @@ import torch
 import common  # noqa: F401
 from bench_go_selfplay import batched_round
 from common import Cli
+from engine.Precision import PRECISIONS
 from go import Go_Args
 from run.Recipes import GO_RECIPES
 
@@ -37,22 +44,29 @@ def main(argv=None) -> None:
     p.add_argument("--seed", type=Cli.seed, default=0)
     p.add_argument("--models", nargs="+", default=[], metavar="RECIPE=FILE",
                    help="a trained network for a preset instead of random weights")  # fmt: skip
+    p.add_argument("--precisions", nargs="+", choices=PRECISIONS, default=[],
+                   help="time every preset at each of these precisions (default: each preset's own)")  # fmt: skip
     args = p.parse_args(argv)
-    recipes = {name: Go_Args.recipe_of(Go_Args.parse_args(["--recipe", name])) for name in args.recipes}
+    presets = {name: Go_Args.recipe_of(Go_Args.parse_args(["--recipe", name])) for name in args.recipes}
     files = dict(item.split("=", 1) for item in args.models if "=" in item)
-    if len(files) != len(args.models) or not set(files) <= set(recipes):
+    if len(files) != len(args.models) or not set(files) <= set(presets):
         p.error("--models takes RECIPE=FILE pairs, each RECIPE one of --recipes")
-    models = {}
-    for name, recipe in recipes.items():
+    recipes, models = {}, {}
+    for name, recipe in presets.items():
         torch.manual_seed(args.seed)
-        models[name] = recipe.network().eval() if name not in files else trained(p, files[name], recipe)
+        model = recipe.network().eval() if name not in files else trained(p, files[name], recipe)
+        for precision in args.precisions or [recipe.precision]:
+            label = f"{name}@{precision}" if args.precisions else name
+            # each its own copy: a round's training steps change the weights
+            recipes[label], models[label] = dataclasses.replace(recipe, precision=precision), copy.deepcopy(model)
     rows = {name: [] for name in recipes}  # per round: (moves/s, games/h of self-play, games/h with training)
     rng = np.random.default_rng(args.seed)
     for r in range(args.rounds):
         for name, recipe in recipes.items():
             rows[name].append(batched_round(models[name], recipe, rng))
         print(f"round {r + 1}/{args.rounds}: " + ", ".join(f"{k} {v[-1][2]:,.0f} games/h" for k, v in rows.items()))
-    base = np.array(rows[args.recipes[0]])
+    first = next(iter(recipes))
+    base = np.array(rows[first])
     print()
     for name, recipe in recipes.items():
         got = np.array(rows[name])
@@ -60,7 +74,7 @@ def main(argv=None) -> None:
             f"{name:>10}: {recipe.games} games of {recipe.simulations} simulations, "
             f"{np.median(got[:, 0]):,.1f} moves/s, {np.median(got[:, 1]):,.0f} games/hour of self-play, "
             f"{np.median(got[:, 2]):,.0f} with its training steps; {np.median(got[:, 0] / base[:, 0]):.2f}x the "
-            f"{args.recipes[0]}'s moves a second, {np.median(got[:, 2] / base[:, 2]):.2f}x its games an hour"
+            f"{first}'s moves a second, {np.median(got[:, 2] / base[:, 2]):.2f}x its games an hour"
         )
 
 

@@ -210,7 +210,7 @@ def belief_value(logits: torch.Tensor, komi: torch.Tensor) -> tuple[torch.Tensor
     """From a score belief's logits over the board margin ``(B, 2*M+1)`` (-M..M, the player to move's) and
     the komi that player receives ``(B,)``: the win value P(margin + komi > 0) - P(margin + komi < 0) and
     the expected margin after komi, each ``(B, 1)``."""
-    probs = torch.softmax(logits, dim=-1)
+    probs = torch.softmax(logits.float(), dim=-1)  # float32 under bf16 autocast too: sign(margin + komi) is exact
     reach = logits.shape[-1] // 2
     margins = torch.arange(-reach, reach + 1, dtype=probs.dtype, device=probs.device)
     final = margins[None, :] + komi[:, None].to(probs.dtype)

@@ -47,7 +47,7 @@ import torch
 from Action_MCTS import pick_actions_batch
 from engine.Games import register_game
 from engine.Gumbel_MCTS import GumbelMCTS
-from engine.Precision import eval_mode
+from engine.Precision import autocast, eval_mode
 from go.Arena import agent_player, run_match
 from go.Go_Board import FAIR_KOMI
 from go.Go_Game import DEFAULT_HISTORY, GoGame, go_game
@@ -129,6 +129,10 @@ class GoRecipe:
     score_belief: bool = False
     belief_weight: float = 1.0
     search: str = "puct"  # self-play's search: Search_Tree.SEARCHES
+    # The network's matrix products in self-play and training (Precision.PRECISIONS): bf16 (autocast) reads and
+    # trains about 1.8x as many positions a second where the CPU multiplies it natively (docs/go.md, "bfloat16");
+    # auto picks it there and fp32 elsewhere, resolved again by each session of a run
+    precision: str = "fp32"
     gate_games: int = 30  # the seed's arena after each iteration's training (0: none; ``gate``)
     gate_threshold: float = 0.55  # the trained network is kept if it scores more than this share
 
@@ -217,7 +221,8 @@ def puct_chooser(model, recipe: GoRecipe, game: GoGame, rngs: list[np.random.Gen
     """``(search, choose)`` of PUCT self-play with root noise: the move drawn from the visit counts (each
     game's own generator) for the opening moves, the most visited after; policy target the visit counts.
     The sampled colour (``sampled_side``) searches with its own settings where they differ."""
-    evaluator = ChunkedEvaluator(model, game=game)  # one cache for both searches: the weights are fixed
+    # one cache for both searches: the weights are fixed
+    evaluator = ChunkedEvaluator(model, game=game, precision=recipe.precision)
 
     def new_search(simulations: int, c_puct: float) -> MCTS:
         return MCTS(model, c_puct=c_puct, num_simulations=simulations, evaluator=evaluator, game=game)
@@ -288,7 +293,8 @@ def gumbel_chooser(model, recipe: GoRecipe, game: GoGame, rngs: list[np.random.G
     every root, each game's from its own generator): the move is the Sequential Halving winner, the policy
     target the completed-Q improved policy. No Dirichlet noise and no opening temperature: the Gumbel
     draw is the exploration."""
-    search = GumbelMCTS(model, recipe.simulations, evaluator=ChunkedEvaluator(model, game=game), game=game)
+    evaluator = ChunkedEvaluator(model, game=game, precision=recipe.precision)
+    search = GumbelMCTS(model, recipe.simulations, evaluator=evaluator, game=game)
 
     def choose(states: dict):
         gumbel = np.stack([rngs[g].gumbel(size=game.num_actions) for g in states[GAME_INDEX]])
@@ -429,7 +435,9 @@ def train_steps(model, optimizer, scheduler, buffer: GameBuffer, recipe: GoRecip
     model.train()
     for _ in range(recipe.train_steps):
         obs, pis, zs, *score = (t.to(device) for t in sample_batch(game, data, recipe.batch_size, rng, recipe.augment))
-        out = model.heads(obs) if recipe.score_heads else dict(zip(("logits", "value"), model(obs)))
+        with autocast(recipe.precision, device):
+            out = model.heads(obs) if recipe.score_heads else dict(zip(("logits", "value"), model(obs)))
+        out = {name: part.float() for name, part in out.items()}  # the losses in float32 (a no-op at fp32)
         weights = hopeless_weights(out["value"], recipe.hopeless)
         _, policy_loss, value_loss = alphazero_loss(out["logits"], out["value"], pis, zs, sample_weights=weights)
         hopeless += 0 if weights is None else int((weights[:, 0] == 0).sum())

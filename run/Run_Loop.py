@@ -26,6 +26,7 @@ from typing import Any, Protocol
 import numpy as np
 import torch
 
+from engine import Precision
 from Plot_Scatter import MetricsLogger
 from run import Cli
 from run.Checkpoints import load_state_dict, save_checkpoint, unusable_tensor
@@ -294,6 +295,13 @@ def repair_outputs(settings: LoopSettings, run, logger: MetricsLogger) -> None:
 
 
 # --------------------------------------------------------------------------- the loop
+def precision_note(settings: LoopSettings) -> str:
+    """``", bfloat16"`` where the run's ``--precision`` resolves to bf16 on its device this session (``auto``
+    is resolved again by each session, so one run may train in both), else nothing."""
+    precision = settings.flags.get("precision")
+    return ", bfloat16" if precision and Precision.resolve(precision, settings.device) == "bf16" else ""
+
+
 def budget_spent(settings: LoopSettings, run) -> bool:
     """True once the completed iterations (every session of the run together) took --time-budget
     minutes: a wall-time budget holds however busy the machine, an iteration count does not."""
@@ -334,7 +342,8 @@ def train(trainer: Trainer, settings: LoopSettings, run, logger: MetricsLogger, 
     start = time.perf_counter()
     budget = f", or {settings.time_budget:g} minutes in all" if settings.time_budget else ""
     print(
-        f"Training on {settings.device} ({trainer.name}) for iterations {run.iteration + 1}..{settings.num_iters}"
+        f"Training on {settings.device} ({trainer.name}{precision_note(settings)}) for iterations "
+        f"{run.iteration + 1}..{settings.num_iters}"
         f"{budget} (seed {settings.seed}); checkpoint {settings.checkpoint}, logs in {settings.log_dir}/",
         flush=True,
     )

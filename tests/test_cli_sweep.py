@@ -289,6 +289,7 @@ TABLE = {
         "main",
         {
             "--recipes": ["bogus"],
+            "--precisions": ["fp16"],
             "--rounds": COUNTS,
             "--seed": SEEDS,
             "--models": [

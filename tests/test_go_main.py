@@ -153,6 +153,9 @@ def test_a_go_recipe_names_its_board_go7_has_three_hours_and_go9_eight(capsys):
     go9 = Go_Args.parse_args(["--recipe", "go9"])
     assert (go9.game, go9.time_budget, go9.train_steps, go9.checkpoint) == ("go9", 480, 150, "go9_policy_value.pt")
     assert Go_Args.recipe_of(go9).komi_input and Go_Args.recipe_of(go9).game().size == 9
+    # bfloat16 where the CPU has it for the runs still to make; the shipped go5 and go7 recipes as they were trained
+    assert Go_Args.recipe_of(go9).precision == scored.precision == "auto"
+    assert Go_Args.recipe_of(go5).precision == "fp32"
     assert Go_Args.recipe_of(Go_Args.parse_args(["--recipe", "go5", "--game", "go7"])).size == 7
     with pytest.raises(SystemExit) as stop:
         Go_Args.parse_args(["--game", "go5", "--recipe", "3x3"])
@@ -198,3 +201,13 @@ def test_huge_search_constants_are_one_sentence_and_status_2(flag, capsys):
         Go_Args.parse_args(["--game", "go5", flag, "1e308"])
     err = capsys.readouterr().err
     assert stop.value.code == 2 and f"{flag} is at most 1e+06" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_bfloat16_run_says_so_and_an_unknown_precision_is_refused(tmp_path, capsys):
+    assert train(tmp_path, "bf16", 1, "--precision", "bf16") == 0
+    start = [x for x in capsys.readouterr().out.splitlines() if x.startswith("Training on ")]
+    assert start == [start[0]] and "(Go go5, bfloat16)" in start[0]
+    assert torch.isfinite(torch.cat([w.flatten().float() for w in weights(tmp_path / "bf16.pt").values()])).all()
+    with pytest.raises(SystemExit) as stop:
+        Go_Args.parse_args(["--game", "go5", "--precision", "fp16"])
+    assert stop.value.code == 2 and "invalid choice: 'fp16'" in capsys.readouterr().err

@@ -20,7 +20,7 @@ from go.Go_Training import (
     self_play,
     train_iteration,
 )
-from MCTS_Core import MCTS
+from MCTS_Core import MCTS, NetworkEvaluator
 
 pytestmark = pytest.mark.usefixtures("torch_one_thread")
 TINY = GoRecipe(
@@ -294,3 +294,43 @@ def test_playout_cap_randomization_records_only_the_full_searches():
     plain = self_play(model, TINY, np.random.default_rng(0), games=4)
     full = self_play(model, GoRecipe(**{**TINY.__dict__, "fast_simulations": 2}), np.random.default_rng(0), games=4)
     assert plain.actions == full.actions and all(np.concatenate(full.recorded) == 1)
+
+
+def test_bfloat16_reads_and_trains_a_belief_network_close_to_float32():
+    """``precision`` bf16 (Go_Training.GoRecipe): the evaluator's priors and values within bfloat16's rounding of
+    float32's (fp32 exactly the network's own outputs), the belief's value read in float32 (a komi that
+    decides by half a point keeps its sign), and a training iteration whose losses stay finite."""
+    torch.manual_seed(0)
+    recipe = GoRecipe(
+        **{**TINY.__dict__, "komi_input": True, "komi_spread": 2.0, "score_heads": True, "score_utility": 0.1}
+    )
+    recipe = GoRecipe(**{**recipe.__dict__, "score_belief": True, "precision": "bf16"})
+    model, game = recipe.network().eval(), recipe.game()
+    results = self_play(model, recipe, np.random.default_rng(0))
+    inputs = np.concatenate(results.states)[:16]  # self-play's positions, each with its game's komi
+    fp32, bf16 = (NetworkEvaluator(model, game=game, precision=p).forward(inputs) for p in ("fp32", "bf16"))
+    with torch.inference_mode():
+        logits, value = model(torch.from_numpy(game.encode(inputs)))
+    np.testing.assert_array_equal(fp32[0], torch.softmax(logits, -1).numpy())
+    np.testing.assert_array_equal(fp32[1], value.reshape(-1).numpy())
+    np.testing.assert_allclose(bf16[0], fp32[0], atol=0.02)
+    np.testing.assert_allclose(bf16[1], fp32[1], atol=0.05)
+    # a belief sure of a board margin of -25 gives +1 at komi 25.5 and -1 at 24.5, under autocast as in float32
+    from go.Go_Net import belief_value
+
+    sure = torch.full((2, 51), -30.0, dtype=torch.bfloat16)
+    sure[:, 0] = 30.0
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        won, _ = belief_value(sure, torch.tensor([25.5, 24.5]))
+    assert won.dtype == torch.float32 and won.reshape(-1).tolist() == pytest.approx([1.0, -1.0], abs=1e-6)
+    assert sum(len(p) for p in results.policies) > 0
+    optimizer, scheduler = make_optimizer(model, recipe)
+    before = [p.detach().clone() for p in model.parameters()]
+    metrics = train_iteration(model, optimizer, scheduler, GameBuffer(0.5, 3, True), recipe, np.random.default_rng(1))
+    assert np.isfinite([metrics[k] for k in ("loss", "policy_loss", "value_loss", "belief_loss")]).all()
+    assert any(not torch.equal(a, b) for a, b in zip(before, model.parameters()))
+
+
+def test_an_unknown_precision_is_refused_when_the_evaluator_is_made():
+    with pytest.raises(ValueError, match="unknown precision"):
+        NetworkEvaluator(TINY.network(), game=TINY.game(), precision="fp16")
