@@ -64,8 +64,9 @@ class NetworkEvaluator:
         self.model = model
         self.game = get_game(game)
         self.device = torch.device(device) if device is not None else next(model.parameters()).device
-        # ``Precision.PRECISIONS``: bf16 reads the network about 1.8x as fast where the CPU has it (docs/go.md,
-        # "bfloat16"); fp32, the default, is the arithmetic the bit-exact tests pin.
+        # ``Precision.PRECISIONS``: bf16 reads the network faster where the CPU has it (the 3x3's 1.8x, a go9
+        # move's 1.35x: docs/puzzles.md and docs/go.md, "bfloat16"); fp32, the default, is what the bit-exact
+        # tests pin.
         Precision.resolve(precision, self.device)  # an unknown name fails here, not at the first call
         self.precision = precision
         self.use_cache = use_cache

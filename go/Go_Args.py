@@ -91,7 +91,7 @@ FIELD_HELP = {
     "belief_weight": "the score belief's loss weight",
     "search": "self-play's search: 'puct' (the seed's) or 'gumbel' (Gumbel AlphaZero, Gumbel_MCTS.py)",
     "precision": "the network's matrix products in self-play and training: float32, or bfloat16 (autocast; "
-    "about 1.8x as fast where the CPU has it natively, emulated and slower elsewhere); auto: bf16 where native",
+    "a go9 move 1.35x as fast where the CPU has it natively, emulated and slower elsewhere); auto: bf16 where native",
     "gate_games": "the seed's arena after each iteration: games against the network before training (0: none)",
     "gate_threshold": "the trained network is kept if it scores more than this share in the arena",
 }

@@ -129,9 +129,9 @@ class GoRecipe:
     score_belief: bool = False
     belief_weight: float = 1.0
     search: str = "puct"  # self-play's search: Search_Tree.SEARCHES
-    # The network's matrix products in self-play and training (Precision.PRECISIONS): bf16 (autocast) reads and
-    # trains about 1.8x as many positions a second where the CPU multiplies it natively (docs/go.md, "bfloat16");
-    # auto picks it there and fp32 elsewhere, resolved again by each session of a run
+    # The network's matrix products in self-play and training (Precision.PRECISIONS): bf16 (autocast) plays a go9
+    # move 1.35x as fast where the CPU multiplies it natively (docs/go.md, "bfloat16"); auto picks it there and
+    # fp32 elsewhere, resolved again by each session of a run
     precision: str = "fp32"
     gate_games: int = 30  # the seed's arena after each iteration's training (0: none; ``gate``)
     gate_threshold: float = 0.55  # the trained network is kept if it scores more than this share
