@@ -203,6 +203,7 @@ def test_huge_search_constants_are_one_sentence_and_status_2(flag, capsys):
     assert stop.value.code == 2 and f"{flag} is at most 1e+06" in err and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_a_bfloat16_run_says_so_and_an_unknown_precision_is_refused(tmp_path, capsys):
     assert train(tmp_path, "bf16", 1, "--precision", "bf16") == 0
     start = [x for x in capsys.readouterr().out.splitlines() if x.startswith("Training on ")]
