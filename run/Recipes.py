@@ -156,7 +156,7 @@ GO_RECIPES["go5-score"] = dict(
     score_belief=True, lr_milestones=[], lr_drops=[0.6, 0.85], hopeless=0.0,
 )  # fmt: skip
 # The same on 7x7 around its fair komi of 9: one network for komi 8.5 (Black wins) and 9.5 (White wins).
-# In bfloat16 where the CPU multiplies it natively (about 1.8x the positions a second, docs/go.md, "bfloat16").
+# In bfloat16 where the CPU multiplies it natively (a go9 move 1.35x as fast, docs/go.md, "bfloat16").
 GO_RECIPES["go7-score"] = dict(
     GO_RECIPES["go7"], komi_input=True, komi_spread=2.0, score_heads=True, score_utility=0.1,
     score_belief=True, lr_milestones=[], lr_drops=[0.6, 0.85], precision="auto",

@@ -3,10 +3,13 @@ window, symmetric batches, and a training iteration that lowers nothing to NaN."
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 import torch
 
+from go.Go_Net import belief_value
 from go.Go_Training import (
     GameBuffer,
     GoRecipe,
@@ -301,10 +304,9 @@ def test_bfloat16_reads_and_trains_a_belief_network_close_to_float32():
     float32's (fp32 exactly the network's own outputs), the belief's value read in float32 (a komi that
     decides by half a point keeps its sign), and a training iteration whose losses stay finite."""
     torch.manual_seed(0)
-    recipe = GoRecipe(
-        **{**TINY.__dict__, "komi_input": True, "komi_spread": 2.0, "score_heads": True, "score_utility": 0.1}
+    recipe = dataclasses.replace(
+        TINY, komi_input=True, komi_spread=2.0, score_heads=True, score_utility=0.1, score_belief=True, precision="bf16"
     )
-    recipe = GoRecipe(**{**recipe.__dict__, "score_belief": True, "precision": "bf16"})
     model, game = recipe.network().eval(), recipe.game()
     results = self_play(model, recipe, np.random.default_rng(0))
     inputs = np.concatenate(results.states)[:16]  # self-play's positions, each with its game's komi
@@ -316,8 +318,6 @@ def test_bfloat16_reads_and_trains_a_belief_network_close_to_float32():
     np.testing.assert_allclose(bf16[0], fp32[0], atol=0.02)
     np.testing.assert_allclose(bf16[1], fp32[1], atol=0.05)
     # a belief sure of a board margin of -25 gives +1 at komi 25.5 and -1 at 24.5, under autocast as in float32
-    from go.Go_Net import belief_value
-
     sure = torch.full((2, 51), -30.0, dtype=torch.bfloat16)
     sure[:, 0] = 30.0
     with torch.autocast("cpu", dtype=torch.bfloat16):
