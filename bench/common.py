@@ -36,12 +36,12 @@ def walk_states(puzzle, n: int, rng: np.random.Generator) -> np.ndarray:
     return np.concatenate([puzzle.scramble(rng, int((lengths == k).sum()), k)[0] for k in range(1, 27)])
 
 
-def print_rates(rates: dict[str, list[float]], over: tuple[str, str] = ("bf16", "fp32")) -> None:
-    """Each setting's states a second (median over rounds, and every round), then ``over[0]``'s over
+def print_rates(rates: dict[str, list[float]], over: tuple[str, str] = ("bf16", "fp32"), unit: str = "states") -> None:
+    """Each setting's ``unit`` a second (median over rounds, and every round), then ``over[0]``'s over
     ``over[1]``'s: the median of the per-round ratios, so that load on the machine, which hits both alike,
     cancels."""
     for p, r in rates.items():
-        print(f"{p:<10} {np.median(r):12,.0f} states/s   (rounds: {', '.join(f'{x:,.0f}' for x in r)})")
+        print(f"{p:<10} {np.median(r):12,.0f} {unit}/s   (rounds: {', '.join(f'{x:,.0f}' for x in r)})")
     print_ratio(rates, *over)
 
 

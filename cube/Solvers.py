@@ -609,9 +609,8 @@ def add_solver_arguments(parser: argparse.ArgumentParser) -> argparse._ArgumentG
         "--precision",
         choices=Precision.PRECISIONS,
         default=argparse.SUPPRESS,
-        help="the network's matrix products in float32 or bfloat16 (about twice as fast where the hardware "
-        "multiplies it natively; auto: bf16 there, else fp32); beam, astar and greedy "
-        f"(default: {d.precision}; see --solver)",
+        help=Precision.help_text("the search", "about twice the cubes a second")
+        + f"; beam, astar and greedy (default: {d.precision}; see --solver)",
     )
     g.add_argument(
         "--max-nodes",

@@ -330,8 +330,7 @@ FLAG_GROUPS: dict[str | None, list] = {
         Flag(
             "--precision",
             "fp32",
-            "the network's matrix products in training: float32, or bfloat16 (autocast; about twice the states a "
-            "second where the hardware multiplies it natively, Precision.py); auto: bf16 there, else fp32",
+            Precision.help_text("training", "about twice the states a second"),
             choices=list(Precision.PRECISIONS),
         ),
         Workers.add_arguments,

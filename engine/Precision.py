@@ -12,15 +12,31 @@ native, and ``fp32`` (every default but the 3x3's) is the arithmetic the bit-exa
 from __future__ import annotations
 
 import contextlib
+from typing import TYPE_CHECKING
 
-import torch
+if TYPE_CHECKING:
+    import torch
+
+# torch is imported inside the functions that use it: scripts read PRECISIONS and help_text for their
+# flags, and their --help should not wait for torch.
 
 PRECISIONS = ("fp32", "bf16", "auto")
+
+
+def help_text(work: str, speed: str) -> str:
+    """The ``--precision`` flag's help, one wording for every script: ``work`` is what the network does
+    under it, ``speed`` the measured gain where bfloat16 is native."""
+    return (
+        f"the network's matrix products in {work}: float32, or bfloat16 (autocast; {speed} where the hardware "
+        "multiplies it natively, emulated and slower elsewhere); auto: bf16 there, else fp32"
+    )
 
 
 def bf16_native(device) -> bool:
     """Whether ``device`` multiplies bfloat16 natively (a CUDA GPU that supports it, or a CPU with
     AVX-512 BF16 or AMX tiles)."""
+    import torch
+
     device = torch.device(device)
     if device.type == "cuda":
         return torch.cuda.is_available() and torch.cuda.is_bf16_supported()
@@ -43,6 +59,8 @@ def resolve(precision: str, device) -> str:
 
 def autocast(precision: str, device) -> contextlib.AbstractContextManager:
     """A context in which ``device``'s matrix products run at ``precision`` (a no-op for fp32)."""
+    import torch
+
     device = torch.device(device)
     if resolve(precision, device) == "fp32":
         return contextlib.nullcontext()

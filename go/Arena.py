@@ -71,9 +71,12 @@ class SymmetricEvaluator(NetworkEvaluator):
         return back.astype(np.float32), values.reshape(len(images), n).mean(axis=0)
 
 
-def network_evaluator(model: torch.nn.Module, game: GoGame, symmetric: bool = False, device=None) -> NetworkEvaluator:
-    """The network's evaluator for ``game``: averaged over the 8 symmetries (``symmetric``) or plain."""
-    return (SymmetricEvaluator if symmetric else NetworkEvaluator)(model, device, game=game)
+def network_evaluator(
+    model: torch.nn.Module, game: GoGame, symmetric: bool = False, device=None, precision: str = "fp32"
+) -> NetworkEvaluator:
+    """The network's evaluator for ``game``: averaged over the 8 symmetries (``symmetric``) or plain, its
+    products at ``precision`` (``Precision.PRECISIONS``)."""
+    return (SymmetricEvaluator if symmetric else NetworkEvaluator)(model, device, game=game, precision=precision)
 
 
 # --------------------------------------------------------------------------- players
@@ -117,8 +120,10 @@ class SearchPlayer:
         symmetric: bool = False,
         device=None,
         wrap=None,
+        precision: str = "fp32",
     ):
         self.name, self.simulations, self.c_puct, self.symmetric = name, simulations, c_puct, symmetric
+        self.precision = precision  # the network's products (Precision.PRECISIONS): the agent's --precision
         self.device = device  # where the network runs (None: the model's own device, the CPU)
         self.wrap = wrap  # evaluator -> evaluator around the network's (the GUI's cancellation), or None
         self.sample_moves = sample_moves
@@ -134,8 +139,8 @@ class SearchPlayer:
             raise ValueError(f"{self.name}'s network needs the game {wants}, the game is {game.network_options}")
         if self.search is None or self.search.game != game:
             evaluator = self.evaluator
-            if evaluator is None and (self.symmetric or self.wrap is not None):
-                evaluator = network_evaluator(self.model, game, self.symmetric, self.device)
+            if evaluator is None and self.model is not None:
+                evaluator = network_evaluator(self.model, game, self.symmetric, self.device, self.precision)
             if self.wrap is not None:
                 evaluator = self.wrap(evaluator)
             self.search = MCTS(
@@ -229,6 +234,7 @@ def play_agent(
     sample_moves: int = 0,
     name: str = "agent",
     wrap=None,
+    precision: str = "fp32",
 ) -> SearchPlayer:
     """THE agent of real games: ``gtp.py``, the GUI (``Go_Play.search_agent``), ``evaluate.py --game goN`` and
     ``test.py --game goN`` all build it here (from ``Agent_Flags.add_agent_flags``'s flags:
@@ -236,10 +242,11 @@ def play_agent(
     so that a result measured by evaluate.py is what a GTP controller or a person sees: PUCT over the
     network (read under the 8 symmetries with ``symmetric``), ``simulations`` a move at ``c_puct``, the most
     visited move (drawn from the visits for the game's first ``sample_moves`` moves, with ``rng``).
-    ``wrap``: evaluator -> evaluator around the network's (the GUI's cancellation)."""
+    ``wrap``: evaluator -> evaluator around the network's (the GUI's cancellation); ``precision``: the
+    network's products (``Precision.PRECISIONS``; fp32, the default, plays the same on every CPU)."""
     return SearchPlayer(
         name, simulations, c_puct, model=model, rng=rng, symmetric=symmetric, device=device, wrap=wrap,
-        sample_moves=sample_moves,
+        sample_moves=sample_moves, precision=precision,
     )  # fmt: skip
 
 

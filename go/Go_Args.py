@@ -10,7 +10,7 @@ import argparse
 import dataclasses
 import sys
 
-from engine.Precision import PRECISIONS
+from engine import Precision
 from engine.Search_Tree import SEARCHES
 from go.Go_Training import GoRecipe
 from run import Cli, Workers
@@ -25,7 +25,7 @@ NOT_FLAGS = ("size",)
 EXPERIMENTS = ("sampled_epsilon",)
 
 #: GoRecipe fields whose flag takes one of these names.
-CHOICES = {"search": SEARCHES, "precision": PRECISIONS}
+CHOICES = {"search": SEARCHES, "precision": Precision.PRECISIONS}
 
 _positive_int = Cli.int_in(1, 10**9)
 
@@ -90,8 +90,7 @@ FIELD_HELP = {
     "its win value at the komi exactly (needs --komi-input and --score-heads)",
     "belief_weight": "the score belief's loss weight",
     "search": "self-play's search: 'puct' (the seed's) or 'gumbel' (Gumbel AlphaZero, Gumbel_MCTS.py)",
-    "precision": "the network's matrix products in self-play and training: float32, or bfloat16 (autocast; "
-    "a go9 move 1.35x as fast where the CPU has it natively, emulated and slower elsewhere); auto: bf16 where native",
+    "precision": Precision.help_text("self-play and training", "a go9 move 1.35x as fast"),
     "gate_games": "the seed's arena after each iteration: games against the network before training (0: none)",
     "gate_threshold": "the trained network is kept if it scores more than this share in the arena",
 }

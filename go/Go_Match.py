@@ -336,7 +336,9 @@ def plot_win_rates(results: list[dict], path: str) -> None:
     save_figure(fig, path)
 
 
-def empty_board(model, size: int, komi: float, sims: int, c_puct: float, symmetric: bool = False) -> dict:
+def empty_board(
+    model, size: int, komi: float, sims: int, c_puct: float, symmetric: bool = False, precision: str = "fp32"
+) -> dict:
     """What the agent thinks of the empty board at ``komi``, all from Black's side: the network's value,
     the search's (the mean return of its ``sims`` simulations) with the root's visit shares, and the area
     margin and winner of the agent's greedy game against itself. A network without the komi input (the
@@ -350,7 +352,7 @@ def empty_board(model, size: int, komi: float, sims: int, c_puct: float, symmetr
         obs = torch.from_numpy(game.encode(game.eval_input(state)))
         heads = model.heads(obs)  # logits and value; score and ownership with score heads
     value = heads["value"]
-    agent = play_agent(model, sims, c_puct, symmetric)
+    agent = play_agent(model, sims, c_puct, symmetric, precision=precision)
     agent.new_game(game, BLACK)
     stats = agent.search.search(state, game.legal_mask(state)).root_stats()[0]
     shares = stats[N_ROW] / stats[N_ROW].sum()
@@ -373,7 +375,7 @@ def empty_board_main(args: argparse.Namespace) -> dict:
     print(f"{args.checkpoint or 'the shipped model'}, the empty {args.game}x{args.game} board, Black to move:")
     rows = []
     for komi in args.empty_board:
-        row = empty_board(model, args.game, komi, args.sims, args.c_puct, args.symmetric)
+        row = empty_board(model, args.game, komi, args.sims, args.c_puct, args.symmetric, args.precision)
         moves = ", ".join(f"{v} {100 * share:.0f}%" for v, share in row["top_moves"].items())
         score = f", expected margin {row['network_score']:+.1f}" if "network_score" in row else ""
         print(f"  komi {komi:g}: network value {row['network_value']:+.3f}{score}, "
@@ -394,7 +396,7 @@ def score_check_main(args: argparse.Namespace) -> int:
     result = score_check(
         model, args.game, args.komi, args.score_games, args.sims, args.c_puct, symmetric=args.symmetric,
         sample_moves=args.sample_moves, rng=np.random.default_rng(args.seed), device=args.device,
-        progress=Cli.show_progress(None),
+        precision=args.precision, progress=Cli.show_progress(None),
     )  # fmt: skip
     for line in summary_lines(result):
         print("  " + line)

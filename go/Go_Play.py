@@ -44,9 +44,12 @@ def cancellable(evaluator, cancel: threading.Event):
     return evaluate
 
 
-def search_agent(model, simulations: int, c_puct: float, device=None, seed: int | None = None, symmetric=False):
+def search_agent(
+    model, simulations: int, c_puct: float, device=None, seed: int | None = None, symmetric=False, precision="fp32"
+):
     """A factory ``(game, cancel) -> SearchPlayer``: the agent of gtp.py and evaluate.py (``Arena.play_agent``:
-    PUCT with the network ``model``, with ``symmetric`` averaged over the 8 board symmetries), or without a
+    PUCT with the network ``model``, with ``symmetric`` averaged over the 8 board symmetries, its products at
+    ``precision``), or without a
     model a pure rollout MCTS (``Arena.RolloutEvaluator``: uniform priors, random playouts), each evaluation
     refused once ``cancel`` is set."""
     rng = np.random.default_rng(seed)
@@ -54,7 +57,9 @@ def search_agent(model, simulations: int, c_puct: float, device=None, seed: int 
     def make(game: GoGame, cancel: threading.Event) -> SearchPlayer:
         if model is not None:
             wrap = lambda evaluator: cancellable(evaluator, cancel)  # noqa: E731
-            return play_agent(model, simulations, c_puct, symmetric, device=device, rng=rng, wrap=wrap)
+            return play_agent(
+                model, simulations, c_puct, symmetric, device=device, rng=rng, wrap=wrap, precision=precision
+            )
         evaluator = cancellable(RolloutEvaluator(game, rng), cancel)
         return SearchPlayer("rollout MCTS", simulations, c_puct, evaluator=evaluator, rng=rng)
 

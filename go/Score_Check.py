@@ -54,14 +54,16 @@ def read_heads(model, game, inputs: np.ndarray) -> tuple[np.ndarray, np.ndarray,
 
 
 def score_check(model, size: int, komi: float | None, games: int, sims: int, c_puct: float, *, symmetric: bool = False,
-                sample_moves: int = 4, rng: np.random.Generator | None = None, device=None,
+                sample_moves: int = 4, rng: np.random.Generator | None = None, device=None, precision: str = "fp32",
                 progress: bool = False) -> dict:  # fmt: skip
     """Play ``games`` self-play games at ``komi`` (None: the board's) and measure the score and ownership
     heads on every position (module docstring). Raises ValueError for a network without them."""
     if not getattr(model, "has_score", False):
         raise ValueError("this network has no score head (train one with --score-heads, or --recipe go5-score).")
     game = go_game(size, komi, **model.game_options)
-    agent = play_agent(model, sims, c_puct, symmetric, device=device, rng=rng, sample_moves=sample_moves)
+    agent = play_agent(
+        model, sims, c_puct, symmetric, device=device, rng=rng, sample_moves=sample_moves, precision=precision
+    )
     predicted, final, move_number, owner_hits, owner_points, margins, openings = [], [], [], 0, 0, [], set()
     beliefs = []
     from tqdm import tqdm

@@ -91,7 +91,8 @@ class GoApp(Window):
 
     def __init__(self, size: int, model=None, model_text: str = "", sims: int | None = None, *,
                  human: int = BLACK, komi: float | None = None, c_puct: float = DEFAULT_C_PUCT, seed: int | None = None,
-                 device=None, surface: pygame.Surface | None = None, symmetric: bool = False):  # fmt: skip
+                 device=None, surface: pygame.Surface | None = None, symmetric: bool = False,
+                 precision: str = "fp32"):  # fmt: skip
         pygame.display.init()
         pygame.font.init()
         self.screen = surface if surface is not None else pygame.display.set_mode((WIDTH, HEIGHT))
@@ -102,7 +103,8 @@ class GoApp(Window):
         sims = default_simulations(size) if sims is None else sims
         self.size, self.model, self.model_text, self.sims = size, model, model_text, sims
         self.game_options = {"history": DEFAULT_HISTORY} if model is None else model.game_options
-        self.match = GoMatch(self._game(komi), human, search_agent(model, sims, c_puct, device, seed, symmetric))
+        agent = search_agent(model, sims, c_puct, device, seed, symmetric, precision)
+        self.match = GoMatch(self._game(komi), human, agent)
         self.choice = {"colour": human, "komi": self.match.game.komi}  # the next game's settings
         self.view = GoView(BOARD_RECT, size, self.fonts)
         self.buttons = {name: Button(name, label, rect) for name, (label, rect) in _button_rects().items()}
@@ -397,7 +399,7 @@ def main(argv=None) -> int:
     torch.set_num_threads(1)  # batch-1 searches: one thread, and a core left for the window
     human = BLACK if args.colour == "black" else WHITE
     app = GoApp(args.game, model, text, args.sims, human=human, komi=args.komi, c_puct=args.c_puct,
-                seed=args.seed, device=device, symmetric=args.symmetric)  # fmt: skip
+                seed=args.seed, device=device, symmetric=args.symmetric, precision=args.precision)  # fmt: skip
     if args.ownership:
         app.toggle_ownership()  # a network without the head: the message line says so, the run goes on
     problem = replay(app, args.moves)

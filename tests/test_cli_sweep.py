@@ -301,6 +301,16 @@ TABLE = {
         },
         [],
     ),
+    "bench/bench_go_play.py": (
+        "main",
+        {
+            "--game": ["go4", "x"],
+            "--checkpoint": PATHS + ["missing.pt", "pretrained/rubik_policy_value.pt"],
+            "--moves": COUNTS,
+            "--rounds": COUNTS,
+        },
+        [],
+    ),
     "docs/go_rules_check.py": (
         "main",
         {
@@ -322,6 +332,7 @@ TABLE = {
             "--seed": SEEDS,
             "--checkpoint": PATHS + ["missing.pt"],
             "--device": DEVICES,
+            "--precision": ["fp16", ""],
         },
         [],
     ),

@@ -446,3 +446,22 @@ def test_bad_arguments_get_one_bounded_line_and_no_int_digit_limit():
             reply,
         )
         assert "Exceeds the limit" not in reply and "int_max_str_digits" not in reply
+
+
+def test_precision_reaches_every_agent_and_an_unknown_one_is_refused(capsys):
+    # --precision (Agent_Flags): fp32 by default in gtp.py, evaluate.py --game goN and the GUI; bf16 reads
+    # the network under autocast and still plays a legal move; a name outside Precision.PRECISIONS exits 2.
+    from go import Go_Match
+    from gui import Go_Gui
+
+    parsers = (gtp.parse_args, lambda f: Go_Match.parse_match_args(["--game", "go5", *f]), Go_Gui.parse_args)
+    for parse in parsers:
+        assert parse([]).precision == "fp32" and parse(["--precision", "bf16"]).precision == "bf16"
+        with pytest.raises(SystemExit) as refused:
+            parse(["--precision", "fp16"])
+        assert refused.value.code == 2 and "--precision" in capsys.readouterr().err
+    engine = make_engine(flags=("--sims", "16", "--precision", "bf16"))
+    legal = engine.game.legal_mask(engine.state)[0]
+    move = gtp.handle(engine, "genmove", ["b"])
+    assert engine.agent.search.evaluator.precision == "bf16"
+    assert legal[parse_vertex(move, 5)]  # "pass" parses to the pass action

@@ -231,12 +231,14 @@ def test_gtp_evaluate_and_the_gui_build_one_agent_that_plays_one_move():
 
     gui_args = Go_Gui.parse_args(["--sims", "24"])
     gui_game = go_play_game(gui_args.game, gui_args.komi, DEFAULT_HISTORY)  # GoApp._game's
-    player = search_agent(model, gui_args.sims, gui_args.c_puct, None, gui_args.seed, gui_args.symmetric)(
-        gui_game, threading.Event()
-    )
+    player = search_agent(
+        model, gui_args.sims, gui_args.c_puct, None, gui_args.seed, gui_args.symmetric, gui_args.precision
+    )(gui_game, threading.Event())
     player.new_game(gui_game, BLACK)
     moves["gui"] = format_vertex(player.genmove(state), 5)
-    settings = {(p.simulations, p.c_puct, p.symmetric, p.sample_moves) for p in (engine.agent, agent, player)}
+    players = (engine.agent, agent, player)
+    settings = {(p.simulations, p.c_puct, p.symmetric, p.sample_moves, p.precision) for p in players}
+    assert {p.search.evaluator.precision for p in players[:2]} == {"fp32"}  # the same games on every CPU
     assert len(settings) == 1 and moves["gtp"] == moves["evaluate"] == moves["gui"], moves
 
 
