@@ -1,7 +1,9 @@
 """The 3x3's default solver without and with its first round (``Solver_Anytime``), side by side, idle or busy.
 
 "today": the default search alone (``first_width`` 0: the mixed beam of 4,000 from 8 views, the end table, 60 s);
-"anytime": the default (a first round of 2 views of 1,000, then that search with the time and states left). This
+"anytime": the default (a first round of 2 views of 1,000, then that search with the time and states left);
+"sized": the default with ``--target-seconds`` (the search after the first round as wide as the first round's
+speed predicts to end within that many seconds a cube, ``Solver_Anytime.sized_width``; not run unless named). This
 draws ``--cubes`` uniformly random positions (``--seed``, ``Puzzle.random_states``) and solves each through
 ``Solvers.solve_cubes`` with the 3x3's default solver options (``Puzzle.default_solver_options``), as the scripts
 do, cube by cube and each cube with one variant and then the other, so that load on the machine hits both alike
@@ -30,7 +32,8 @@ from cube.Puzzles import get_puzzle
 from cube.Solvers import solve_cubes
 
 P3 = get_puzzle("3x3")
-VARIANTS = {"today": {"first_width": 0}, "anytime": {}}  # changes to the 3x3's default solver options
+VARIANTS = {"today": {"first_width": 0}, "anytime": {}, "sized": {}}  # changes to the 3x3's default solver options
+DEFAULT_VARIANTS = ["today", "anytime"]
 
 
 @contextlib.contextmanager
@@ -63,12 +66,14 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=Cli.seed, default=0, help="draws the positions")
     p.add_argument("--threads", type=Cli.int_in(1, 1024, "torch threads"), default=2, help="torch threads")
     p.add_argument("--busy", action="store_true", help="keep one core busy with a spinning process meanwhile")
-    p.add_argument("--variants", nargs="+", choices=tuple(VARIANTS), default=list(VARIANTS), help="which to run")
+    p.add_argument("--variants", nargs="+", choices=tuple(VARIANTS), default=DEFAULT_VARIANTS, help="which to run")
+    p.add_argument("--target-seconds", type=Cli.positive_float, default=25.0, help="the sized variant's target")
     p.add_argument("--beam-width", type=Cli.int_in(1, 1_000_000), default=None, help="(default: the 3x3's)")
     args = p.parse_args(argv)
     model = load_3x3_model(args.checkpoint, threads=args.threads)
     base = default_3x3_options() if args.beam_width is None else default_3x3_options(beam_width=args.beam_width)
-    runs = {label: dataclasses.replace(base, **VARIANTS[label]) for label in args.variants}
+    changes = dict(VARIANTS, sized={"target_seconds": args.target_seconds})
+    runs = {label: dataclasses.replace(base, **changes[label]) for label in dict.fromkeys(args.variants)}
     end_table(P3, base.ends)  # built before the clock starts, as once per process in the scripts
     cubes = P3.random_states(np.random.default_rng(args.seed), args.cubes)
     lengths, seconds = ({label: [] for label in runs} for _ in range(2))
@@ -87,8 +92,9 @@ def main(argv=None) -> int:
             print(f"cube {i}: " + " | ".join(cells), flush=True)
     for label in runs:
         print(summary(label, lengths[label], seconds[label]))
-    if len(runs) == 2:
-        (a, first), (b, second) = ((label, np.array(lengths[label])) for label in runs)
+    (a, *others) = runs
+    for b in others:  # each variant against the first
+        first, second = np.array(lengths[a]), np.array(lengths[b])
         print(f"shorter: {a} on {(first < second).sum()}, {b} on {(second < first).sum()}")
     print(f"# load average at the end {os.getloadavg()[0]:.2f}")
     return 0

@@ -109,6 +109,9 @@ class SolverOptions:
     # (--first-width), from this many views (--first-views)
     first_width: int = 0
     first_views: int = 1
+    # Anytime beam: the second round as wide as the first round's speed predicts to end within this many seconds
+    # a cube, never narrower than beam_width (Solver_Anytime.sized_width; None or 0: off) (--target-seconds)
+    target_seconds: float | None = None
     # Open nodes each cube expands per A* step (--astar-batch): 1, since the lockstep driver fills the
     # network batch with many cubes (measured: docs/design_notes.md, "--astar-batch")
     astar_batch: int = 1
@@ -402,6 +405,7 @@ SOLVERS = {
             "ends",
             "first_width",
             "first_views",
+            "target_seconds",
             "symmetries",
             "views",
             "precision",
@@ -577,6 +581,15 @@ def add_solver_arguments(parser: argparse.ArgumentParser) -> argparse._ArgumentG
         help=f"views of --first-width's first round (default: {d.first_views}; see --solver)",
     )
     g.add_argument(
+        "--target-seconds",
+        type=Cli.nonnegative_float,
+        default=argparse.SUPPRESS,
+        metavar="T",
+        help="with --first-width: the search after the first round as wide as the first round's speed predicts to "
+        "end within T seconds a cube (up to 8 times --beam-width, never narrower), so that a fast machine searches "
+        f"wider; 0 turns it off (default: {d.target_seconds or 0:g}; see --solver)",
+    )
+    g.add_argument(
         "--astar-batch",
         type=_astar_batch,
         default=argparse.SUPPRESS,
@@ -649,6 +662,7 @@ _FIELDS_WITH_FLAGS = (
     "ends",
     "first_width",
     "first_views",
+    "target_seconds",
     "astar_batch",
     "astar_lambda",
     "sims",
@@ -665,7 +679,8 @@ def resolve_solver(args: argparse.Namespace) -> None:
     """Without ``--solver``: the puzzle's default solver (``Puzzle.default_solver``; the 2x2's is
     mcts, as always) and, for every budget flag not given, its budget
     (``Puzzle.default_solver_options``). Changes ``args`` in place; call it after parsing.
-    ``--beam-widen`` without a time limit (given, or the puzzle's default), or ``--views`` (``--first-views``)
+    ``--beam-widen`` without a time limit (given, or the puzzle's default), ``--target-seconds`` without a first
+    round, or ``--views`` (``--first-views``)
     that the solver or the puzzle does not have, ends the run: one sentence on stderr, exit status 2."""
     if args.solver is None:
         puzzle = get_puzzle(getattr(args, "puzzle", None))
@@ -676,6 +691,8 @@ def resolve_solver(args: argparse.Namespace) -> None:
                 setattr(args, flag, value)
     if getattr(args, "beam_widen", False) and getattr(args, "time_limit", None) is None:
         raise SystemExit(Cli.fail("--beam-widen needs --time-limit: the beam widens until the limit"))
+    if getattr(args, "target_seconds", 0) and not getattr(args, "first_width", 0):
+        raise SystemExit(Cli.fail("--target-seconds needs --first-width: the first round's speed sizes the search"))
     views, puzzle = getattr(args, "views", 1), get_puzzle(getattr(args, "puzzle", None))
     if views > 1 and not SOLVERS[args.solver].value_search:
         raise SystemExit(Cli.fail(f"--views is for --solver beam, astar and greedy, not {args.solver}"))

@@ -67,6 +67,51 @@ def test_the_second_round_gets_the_budgets_left_and_only_the_depths_that_could_b
     assert A.second_round(DEFAULT, solution(7)) is None  # 7 moves with an end table of 6: nothing shorter to find
 
 
+# --------------------------------------------------------------------------- --target-seconds: the sized width
+TIMED = dataclasses.replace(DEFAULT, target_seconds=25.0)
+
+
+def predicted(first: SolveResult, width: int, opts=TIMED) -> float:
+    """The cube's seconds ``sized_width`` predicts at ``width``: the first round's seconds times one plus the second
+    round's rows (8 views of ``width`` over the depths that could beat the first) over the first's (2 views of 1,000
+    over at least ``len(moves) - ends`` depths)."""
+    depth = T.depth_to_beat(len(first.moves), opts.ends)
+    return first.seconds * (1 + opts.views * width * depth / (2 * 1000 * (len(first.moves) - opts.ends)))
+
+
+@pytest.mark.parametrize("seconds, width", [(2.0, 4000), (1.5, 4000), (1.0, 5657), (0.5, 11314), (0.2, 32000)])
+def test_the_second_round_is_the_widest_the_first_rounds_speed_predicts_to_end_by_the_target(seconds, width):
+    first = solution(25, nodes=10_000, seconds=seconds)
+    rest = A.second_round(TIMED, first)
+    assert rest.beam_width == width and rest.target_seconds is None and rest.views == 8
+    # the widest of the list: within the target, and the next step up past it (or the list's end, 8 times)
+    assert width == 4000 or predicted(first, width) <= 25.0
+    wider = [round(4000 * f) for f in A.WIDTH_FACTORS if round(4000 * f) > width]
+    assert not wider or predicted(first, wider[0]) > 25.0
+    assert A.second_round(DEFAULT, first).beam_width == 4000  # without a target: the configured width
+
+
+def test_the_sized_width_fits_the_states_left_and_needs_a_solved_first_round():
+    fast = solution(25, nodes=10_000, seconds=0.2)  # time for 8 times the width (above)
+    # states, scaled as the seconds are: 400,000 in the first round allow 8,000 within 16,000,000 but not 11,314
+    assert A.second_round(TIMED, dataclasses.replace(fast, nodes=400_000)).beam_width == 8000
+    assert A.second_round(dataclasses.replace(TIMED, max_nodes=200_000), fast).beam_width == 4000
+    assert (
+        A.second_round(TIMED, dataclasses.replace(fast, moves=[], solved=False)).beam_width == 4000
+    )  # nothing to time
+    assert A.second_round(dataclasses.replace(TIMED, first_width=0), fast).beam_width == 4000  # no first round
+
+
+def test_target_seconds_needs_a_first_round_and_reaches_the_search(capsys):
+    import evaluate
+
+    assert S.options_from_args(evaluate.parse_args(["--puzzle", "3x3", "--target-seconds", "25"])).target_seconds == 25
+    with pytest.raises(SystemExit) as exc:
+        evaluate.parse_args(["--puzzle", "3x3", "--first-width", "0", "--target-seconds", "25"])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and "--target-seconds needs --first-width" in err and err.count("\n") == 1
+
+
 # --------------------------------------------------------------------------- keeping the shortest
 @pytest.mark.parametrize(
     "second, kept",
@@ -187,6 +232,39 @@ def test_under_a_clock_only_the_value_advances_the_rounds_share_the_time_limit(m
         assert first.seconds + 1.0 < got.seconds <= limit + 1.0
 
 
+def test_a_target_widens_the_real_beams_second_round_within_the_target(monkeypatch, rough, far_cubes):
+    """A fake clock that the value's calls advance by a millisecond a row, so that a round's seconds grow with its
+    rows as the sized width assumes: with a target of a hundred first rounds the second round is wider than configured,
+    each cube ends within the target with a replayed solution no longer than its first round's, and the six
+    solutions are no longer in all than the unsized anytime beam's."""
+    now = [0.0]
+    monkeypatch.setattr(T, "time", types.SimpleNamespace(perf_counter=lambda: now[0]))
+
+    def timed_value(cubes):
+        now[0] += 0.001 * len(cubes)
+        return rough(cubes)
+
+    widths = []
+    sized = A.sized_width
+    monkeypatch.setattr(
+        A, "sized_width", lambda o, *a: widths.append((o.target_seconds, sized(o, *a))) or widths[-1][1]
+    )
+    two = get_puzzle("2x2")
+    common = dict(value_fn=timed_value, beam_rank="value", max_moves=40, max_nodes=10**7, beam_width=16, views=4)
+    lengths = {"plain": 0, "sized": 0}
+    for cube in far_cubes[:6]:
+        [first] = S.solve_cubes("beam", cube, **{**common, "beam_width": 2, "views": 1})  # the first round alone
+        [plain] = S.solve_cubes("beam", cube, first_width=2, **common)
+        target = 100 * first.seconds  # the configured second round has 32 times its rows
+        [got] = S.solve_cubes("beam", cube, first_width=2, target_seconds=target, **common)
+        assert got.solved and verify(cube, got.moves, two) and len(got.moves) <= len(first.moves)
+        assert got.seconds <= target + 1e-9
+        lengths["plain"] += len(plain.moves)
+        lengths["sized"] += len(got.moves)
+    assert len(widths) == 12 and all(width > 16 for target, width in widths if target)
+    assert lengths["sized"] <= lengths["plain"]
+
+
 # --------------------------------------------------------------------------- the command line and the bench
 def test_the_3x3s_default_is_the_anytime_beam_and_first_width_0_turns_it_off(capsys):
     import evaluate
@@ -202,11 +280,14 @@ def test_the_3x3s_default_is_the_anytime_beam_and_first_width_0_turns_it_off(cap
 
 
 @pytest.mark.slow
-def test_the_anytime_bench_runs_both_variants_beside_a_busy_core(capsys):
+def test_the_anytime_bench_runs_every_variant_beside_a_busy_core(capsys):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
     import bench_anytime
 
-    assert bench_anytime.main(["--cubes", "2", "--beam-width", "8", "--threads", "1", "--busy", "--seed", "3"]) == 0
+    argv = ["--cubes", "2", "--beam-width", "8", "--threads", "1", "--busy", "--seed", "3", "--variants", "today",
+            "anytime", "sized", "--target-seconds", "5"]  # fmt: skip
+    assert bench_anytime.main(argv) == 0
     out = capsys.readouterr().out
-    assert out.count(" | anytime: ") == 2 and "busy core: True" in out
-    assert "today: solved " in out and "anytime: solved " in out and "shorter: today on " in out
+    assert out.count(" | anytime: ") == 2 and out.count(" | sized: ") == 2 and "busy core: True" in out
+    assert all(f"{label}: solved " in out for label in ("today", "anytime", "sized"))
+    assert "shorter: today on " in out and ", anytime on " in out and ", sized on " in out
