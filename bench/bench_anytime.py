@@ -1,9 +1,10 @@
 """The 3x3's default solver without and with its first round (``Solver_Anytime``), side by side, idle or busy.
 
-"today": the default search alone (``first_width`` 0: the mixed beam of 4,000 from 8 views, the end table, 60 s);
-"anytime": the default (a first round of 2 views of 1,000, then that search with the time and states left);
-"sized": the default with ``--target-seconds`` (the search after the first round as wide as the first round's
-speed predicts to end within that many seconds a cube, ``Solver_Anytime.sized_width``; not run unless named). This
+"today": the search alone (``first_width`` 0: the mixed beam of 4,000 from 8 views, the end table, 60 s);
+"anytime": a first round of 2 views of 1,000, then that search with the time and states left (``target_seconds``
+off); "sized": the default, the anytime beam with its second round as wide as the first round's speed predicts to
+end within ``target_seconds`` a cube (``Solver_Anytime.sized_width``; the default's 25 s, or ``--target-seconds``;
+run only when named: the documented runs compared the first two). This
 draws ``--cubes`` uniformly random positions (``--seed``, ``Puzzle.random_states``) and solves each through
 ``Solvers.solve_cubes`` with the 3x3's default solver options (``Puzzle.default_solver_options``), as the scripts
 do, cube by cube and each cube with one variant and then the other, so that load on the machine hits both alike
@@ -32,8 +33,8 @@ from cube.Puzzles import get_puzzle
 from cube.Solvers import solve_cubes
 
 P3 = get_puzzle("3x3")
-VARIANTS = {"today": {"first_width": 0}, "anytime": {}, "sized": {}}  # changes to the 3x3's default solver options
-DEFAULT_VARIANTS = ["today", "anytime"]
+#: Changes to the 3x3's default solver options.
+VARIANTS = {"today": {"first_width": 0, "target_seconds": None}, "anytime": {"target_seconds": None}, "sized": {}}
 
 
 @contextlib.contextmanager
@@ -66,13 +67,13 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=Cli.seed, default=0, help="draws the positions")
     p.add_argument("--threads", type=Cli.int_in(1, 1024, "torch threads"), default=2, help="torch threads")
     p.add_argument("--busy", action="store_true", help="keep one core busy with a spinning process meanwhile")
-    p.add_argument("--variants", nargs="+", choices=tuple(VARIANTS), default=DEFAULT_VARIANTS, help="which to run")
-    p.add_argument("--target-seconds", type=Cli.positive_float, default=25.0, help="the sized variant's target")
+    p.add_argument("--variants", nargs="+", choices=tuple(VARIANTS), default=["today", "anytime"], help="which to run")
+    p.add_argument("--target-seconds", type=Cli.positive_float, help="the sized variant's target (default: the 3x3's)")
     p.add_argument("--beam-width", type=Cli.int_in(1, 1_000_000), default=None, help="(default: the 3x3's)")
     args = p.parse_args(argv)
     model = load_3x3_model(args.checkpoint, threads=args.threads)
     base = default_3x3_options() if args.beam_width is None else default_3x3_options(beam_width=args.beam_width)
-    changes = dict(VARIANTS, sized={"target_seconds": args.target_seconds})
+    changes = dict(VARIANTS, sized={} if args.target_seconds is None else {"target_seconds": args.target_seconds})
     runs = {label: dataclasses.replace(base, **changes[label]) for label in dict.fromkeys(args.variants)}
     end_table(P3, base.ends)  # built before the clock starts, as once per process in the scripts
     cubes = P3.random_states(np.random.default_rng(args.seed), args.cubes)

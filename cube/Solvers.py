@@ -682,6 +682,7 @@ def resolve_solver(args: argparse.Namespace) -> None:
     ``--beam-widen`` without a time limit (given, or the puzzle's default), ``--target-seconds`` without a first
     round, or ``--views`` (``--first-views``)
     that the solver or the puzzle does not have, ends the run: one sentence on stderr, exit status 2."""
+    target_given = getattr(args, "target_seconds", 0)  # before the puzzle's defaults fill it in
     if args.solver is None:
         puzzle = get_puzzle(getattr(args, "puzzle", None))
         args.solver = puzzle.default_solver
@@ -691,7 +692,7 @@ def resolve_solver(args: argparse.Namespace) -> None:
                 setattr(args, flag, value)
     if getattr(args, "beam_widen", False) and getattr(args, "time_limit", None) is None:
         raise SystemExit(Cli.fail("--beam-widen needs --time-limit: the beam widens until the limit"))
-    if getattr(args, "target_seconds", 0) and not getattr(args, "first_width", 0):
+    if target_given and not getattr(args, "first_width", 0):
         raise SystemExit(Cli.fail("--target-seconds needs --first-width: the first round's speed sizes the search"))
     views, puzzle = getattr(args, "views", 1), get_puzzle(getattr(args, "puzzle", None))
     if views > 1 and not SOLVERS[args.solver].value_search:

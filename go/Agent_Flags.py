@@ -49,7 +49,7 @@ def add_agent_flags(parser: argparse.ArgumentParser) -> None:
         "--precision",
         choices=Precision.PRECISIONS,
         default=DEFAULT_PRECISION,
-        help=Precision.help_text("the agent's search", "a go9 move 1.35x as fast") + f" (default: {DEFAULT_PRECISION})",
+        help=Precision.help_text("the agent's search", "a 7x7 move 1.13x as fast") + f" (default: {DEFAULT_PRECISION})",
     )
 
 

@@ -162,7 +162,7 @@ def test_evaluate_3x3_uniform_without_a_solver_flag(net3, tmp_path, capsys):
     assert evaluate.main(args) == 0
     settings = (
         "beam_width=2, beam_rank=mixed, beam_widen=False, ends=6, first_width=1000, first_views=2, "
-        "target_seconds=None, symmetries=1, views=8, precision=auto, max_moves=100, max_nodes=500"
+        "target_seconds=25.0, symmetries=1, views=8, precision=auto, max_moves=100, max_nodes=500"
     )
     assert f"(3x3, solver beam: {settings}, seconds=60.0)" in capsys.readouterr().out
 
