@@ -62,9 +62,8 @@ def resolve_agent_flags(args: argparse.Namespace) -> argparse.Namespace:
 
 def agent_from_args(model, args: argparse.Namespace, **kw):
     """The agent of ``add_agent_flags``'s flags (``--sims``, ``--c-puct``, ``--symmetric``, ``--precision``):
-    ``Arena.play_agent``,
-    the one function that builds the agent of gtp.py, the GUI and ``evaluate.py --game goN`` (``kw``: its
-    ``device``, ``rng``, ``sample_moves``, ``name``, ``wrap``)."""
+    ``Arena.play_agent``, the one function that builds the agent of gtp.py, the GUI and ``evaluate.py --game goN``
+    (``kw``: its ``device``, ``rng``, ``sample_moves``, ``name``, ``wrap``)."""
     from go.Arena import play_agent  # torch: imported once the flags are read (a fast --help)
 
     return play_agent(model, args.sims, args.c_puct, args.symmetric, precision=args.precision, **kw)
