@@ -34,7 +34,7 @@ from cube.Solvers import solve_cubes
 
 P3 = get_puzzle("3x3")
 #: Changes to the 3x3's default solver options.
-VARIANTS = {"today": {"first_width": 0, "target_seconds": None}, "anytime": {"target_seconds": None}, "sized": {}}
+VARIANTS = {"today": {"first_width": 0}, "anytime": {"target_seconds": None}, "sized": {}}  # no first round: no sizing
 
 
 @contextlib.contextmanager

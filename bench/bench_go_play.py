@@ -74,7 +74,7 @@ def main(argv=None) -> int:
             rates[precision].append(rate)
     print(
         f"# go{args.game}: {len(positions)} positions of the agent's game against itself, "
-        f"{default_simulations(args.game)} simulations a move, 8 symmetries, one thread"
+        f"{default_simulations(args.game)} simulations a move, symmetric {DEFAULT_SYMMETRIC}, one thread"
     )
     print_rates(rates, unit="simulations")
     same = np.mean(np.array(moves["bf16"]) == np.array(moves["fp32"]))
