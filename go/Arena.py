@@ -217,9 +217,10 @@ class SearchPlayer:
         pass
 
 
-def agent_player(model: torch.nn.Module, simulations: int, c_puct: float = 0.3, name: str = "agent", **kw):
+def agent_player(model: torch.nn.Module, simulations: int, c_puct: float, name: str = "agent", **kw):
     """The network + MCTS agent (or an earlier checkpoint's network: ``Go_Net.load_go_model``). Its game
-    must give the network's planes: a ``GoGame`` whose history is the network's (``model.history``)."""
+    must give the network's planes: a ``GoGame`` whose history is the network's (``model.history``). No
+    default ``c_puct``: the training gate passes its recipe's, play ``Agent_Flags``' (they differ)."""
     return SearchPlayer(name, simulations, c_puct, model=model, **kw)
 
 

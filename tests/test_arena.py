@@ -105,7 +105,7 @@ def test_rollout_player_fits_its_simulations_to_the_time_per_move():
 
 
 def test_an_agent_refuses_a_game_whose_planes_its_network_cannot_read():
-    agent = agent_player(GoNet(5, in_planes=5, filters=8, blocks=1).eval(), 4)
+    agent = agent_player(GoNet(5, in_planes=5, filters=8, blocks=1).eval(), 4, 0.3)
     with pytest.raises(ValueError, match="needs the game .*history.: 2.* the game is .*history.: 8"):
         agent.new_game(GO5, BLACK)
     agent.new_game(go_game(5, history=2), WHITE)
@@ -151,7 +151,7 @@ def test_the_shipped_go_models_beat_random(name, simulations):
         pytest.skip(f"no shipped {name} model")
     game = GO_GAMES[name]
     model = load_go_model(path, game.size)
-    agent = agent_player(model, simulations, sample_moves=2, rng=np.random.default_rng(0))
+    agent = agent_player(model, simulations, 0.3, sample_moves=2, rng=np.random.default_rng(0))
     result = run_match(game, agent, RandomPlayer(np.random.default_rng(1)), 6)
     assert result.summary()["wins"] == 6
 

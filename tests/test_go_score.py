@@ -95,7 +95,7 @@ def test_an_old_checkpoint_loads_and_plays_the_game_it_always_did():
     model = load_go_model("pretrained/go5_policy_value.pt", 5)
     assert not model.has_score and model.game_options == {"history": 8, "komi_input": False, "score_utility": 0.0}
     assert go_game(5, **model.game_options) == go_game(5)
-    agent = agent_player(model, 4)
+    agent = agent_player(model, 4, 0.3)
     agent.new_game(go_game(5), BLACK)
     with pytest.raises(ValueError, match="needs the game"):
         agent.new_game(go_game(5, komi_input=True), BLACK)
@@ -196,7 +196,7 @@ def test_the_agent_gives_score_leads_with_a_score_head(belief):
     torch.manual_seed(0)
     model = GoRecipe(**{**TINY.__dict__, "score_belief": belief}).network().eval()
     game = go_game(5, history=2, komi_input=True, score_utility=0.1)
-    agent = agent_player(model, 8)
+    agent = agent_player(model, 8, 0.3)
     agent.new_game(game, BLACK)
     state = game.initial_state(1)
     tree = agent.think(state)
