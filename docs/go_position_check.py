@@ -21,8 +21,8 @@ import torch  # noqa: E402
 
 from engine.Search_Tree import N_ROW, W_ROW  # noqa: E402
 from go.Arena import play_agent  # noqa: E402
-from go.Go_Board import BLACK, format_vertex, parse_vertex  # noqa: E402
-from go.Go_Game import go_game  # noqa: E402
+from go.Go_Board import BLACK, format_vertex  # noqa: E402
+from go.Go_Game import go_game, record_actions  # noqa: E402
 from go.Go_Net import expected_margin, load_go_model  # noqa: E402
 from run import Cli  # noqa: E402
 from run.Run_IO import CheckpointError  # noqa: E402
@@ -34,10 +34,7 @@ def position_lines(model, size: int, moves: list[str], komis: list[float], sims:
     for komi in komis:
         game = go_game(size, komi, **model.game_options)
         state = game.initial_state(1)
-        for move in moves:
-            action = parse_vertex(move, size)
-            if not game.legal_mask(state)[0, action]:
-                raise ValueError(f"{move} is not a legal move there")
+        for action in record_actions(game, " ".join(moves)):
             state = game.step(state, np.array([action]))
         with torch.inference_mode():
             obs = torch.from_numpy(game.encode(game.eval_input(state)))

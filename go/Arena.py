@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 import os
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -51,7 +52,8 @@ class Player(Protocol):
         """The move for the player to move of ``state`` (a one-state batch), None to resign."""
 
     def observe(self, state: dict, action: int) -> None:
-        """The opponent played ``action`` in ``state`` (before the move)."""
+        """``action`` was played in ``state`` (before the move): the opponent's move, or either colour's move
+        of a game's given opening (``play_game``)."""
 
     def close(self) -> None: ...
 
@@ -380,9 +382,10 @@ class GameRecord:
         return f"{side}+R" if self.resigned else f"{side}+{abs(self.score):g}"
 
 
-def play_game(game: GoGame, black: Player, white: Player) -> GameRecord:
-    """One game from the empty board until two passes, the move cap or a resignation. Any ``GTPError`` of
-    either player ends it as not played, with the player's name and the reason."""
+def play_game(game: GoGame, black: Player, white: Player, opening: Sequence[int] = ()) -> GameRecord:
+    """One game from the empty board until two passes, the move cap or a resignation; its first moves the
+    legal actions ``opening`` (``Go_Game.record_actions``), which both players observe and neither chooses.
+    Any ``GTPError`` of either player ends it as not played, with the player's name and the reason."""
     players = {BLACK: black, WHITE: white}
     record = GameRecord(black.name, white.name)
     state = game.initial_state(1)
@@ -390,6 +393,11 @@ def play_game(game: GoGame, black: Player, white: Player) -> GameRecord:
     try:
         for colour, current in players.items():
             current.new_game(game, colour)
+        for action in opening:
+            for current in players.values():
+                current.observe(state, action)
+            state = game.step(state, np.array([action]))
+            record.moves.append(action)
         while not game.is_terminal(state)[0]:
             colour = int(state["to_play"][0])
             current = players[colour]
@@ -503,16 +511,18 @@ def run_match(
     colours: str = "alternate",
     sgf_dir: str | None = None,
     on_game=None,
+    opening: Sequence[int] = (),
 ) -> MatchResult:
-    """``games`` games of ``agent`` against ``opponent`` (``colours``: ``agent_colour``); each game's SGF
-    file ``game_0001.sgf`` ... in ``sgf_dir`` (None: none), written atomically; ``on_game(index, record)``
-    is called after each game (progress). The players are closed at the end."""
+    """``games`` games of ``agent`` against ``opponent`` (``colours``: ``agent_colour``), each from the
+    moves ``opening`` (``play_game``); each game's SGF file ``game_0001.sgf`` ... in ``sgf_dir`` (None:
+    none), written atomically; ``on_game(index, record)`` is called after each game (progress). The players
+    are closed at the end."""
     result = MatchResult(agent.name, opponent.name)
     try:
         for index in range(games):
             colour = agent_colour(index, colours)
             black, white = (agent, opponent) if colour == BLACK else (opponent, agent)
-            record = play_game(game, black, white)
+            record = play_game(game, black, white, opening)
             result.records.append(record)
             result.agent_colours.append(colour)
             if sgf_dir is not None:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from go.Go_Board import MAX_INPUT_KOMI, PLAY_MAX_MOVES, GoBoard
+from go.Go_Board import MAX_INPUT_KOMI, PLAY_MAX_MOVES, GoBoard, parse_vertex
 
 #: The seed's input: the last 8 positions of each side and a side-to-move plane (17 planes).
 DEFAULT_HISTORY = 8
@@ -195,6 +195,26 @@ def go_play_game(size: int, komi: float | None = None, history: int = DEFAULT_HI
     practice, and positional superko over the whole game. ``inputs``: ``komi_input`` and ``score_utility``
     (a network's ``GoNet.game_options``)."""
     return go_game(size, komi, PLAY_MAX_MOVES, history, **inputs)
+
+
+def record_actions(game: GoGame, record: str) -> list[int]:
+    """The actions of the move record ``record`` (``"C3 C4 pass"``: Black first, then alternating) played
+    from the empty board of ``game``; ValueError naming the move and why when a word is no point of the
+    board or its move is illegal there (occupied, suicide, a repeated position) or comes after the game's
+    end."""
+    state, actions = game.initial_state(1), []
+    for index, word in enumerate(record.split(), start=1):
+        try:
+            action = parse_vertex(word, game.size)
+        except ValueError as exc:
+            raise ValueError(f"move {index}: {exc}") from None
+        if game.is_terminal(state)[0]:
+            raise ValueError(f"move {index}: {word} comes after the game has ended")
+        if not game.legal_mask(state)[0, action]:
+            raise ValueError(f"move {index}: {word} is not a legal move there")
+        state = game.step(state, np.array([action]))
+        actions.append(action)
+    return actions
 
 
 GO_GAMES = {game.name: game for game in (go_game(5), go_game(7), go_game(9))}

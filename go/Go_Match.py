@@ -33,7 +33,7 @@ from engine.Search_Tree import N_ROW, W_ROW
 from go.Agent_Flags import add_agent_flags, agent_from_args, go_name, resolve_agent_flags
 from go.Arena import COLOURS, GTPPlayer, RandomPlayer, RolloutPlayer, play_agent, play_game, run_match
 from go.Go_Board import BLACK, format_vertex
-from go.Go_Game import go_game, go_play_game
+from go.Go_Game import go_game, go_play_game, record_actions
 from go.Go_Net import expected_margin, load_go_model
 from go.GTP_Client import GNUGO_INSTALL_HINT, GNUGO_PATH, gnugo_command
 from go.Score_Check import plot_score_check, score_check, summary_lines
@@ -106,6 +106,12 @@ def parse_match_args(argv=None) -> argparse.Namespace:
         help="the game's first moves that the agent draws from its visit counts (default: 2 against a checkpoint, "
         "which plays like the agent, else 0: GNU Go, random and rollout vary their own play)",
     )
+    parser.add_argument(
+        "--opening",
+        metavar="MOVES",
+        help='every game\'s first moves, given to both players, e.g. "C3 C4" (Black first; an opening study: how '
+        "the opponent answers each reply)",
+    )
     parser.add_argument("--sgf-dir", type=Cli.nonempty_path, help="SGF files (default: OUT-DIR/sgf/<model>/)")
     parser.add_argument("--out-dir", type=Cli.nonempty_path, default="go_match_results", help="results and chart")
     parser.add_argument(
@@ -129,6 +135,13 @@ def parse_match_args(argv=None) -> argparse.Namespace:
         args.sample_moves = 4 if args.score_games else 2 if args.opponent == "checkpoint" else 0
     if args.score_games and args.empty_board:
         parser.error("--score-games and --empty-board are one or the other")
+    if args.opening is not None and (args.score_games or args.empty_board):
+        parser.error("--opening is for matches, not --score-games or --empty-board")
+    if args.opening is not None:
+        try:
+            record_actions(go_play_game(args.game), args.opening)
+        except ValueError as exc:
+            parser.error(f"--opening: {exc}")
     if args.opponent == "checkpoint" and not args.opponent_checkpoint:
         parser.error("--opponent checkpoint needs --opponent-checkpoint FILE")
     if args.checkpoint and args.checkpoints:
@@ -253,15 +266,18 @@ def match_one(args: argparse.Namespace, path: str, sgf_dir: str) -> dict:
     archive = archive_old_games(sgf_dir)
     if archive is not None:
         print(f"  an earlier run's SGF files moved to {archive}/")
-    print(f"{path} ({args.sims} simulations) against {opponent.name}, komi {game.komi:g}, {args.games} games:")
-    result = run_match(game, agent, opponent, args.games, args.colors, sgf_dir)
+    opening = record_actions(game, args.opening or "")
+    given = " ".join(format_vertex(a, game.size) for a in opening)
+    start = f", from the opening {given}" if opening else ""
+    print(f"{path} ({args.sims} simulations) against {opponent.name}, komi {game.komi:g}, {args.games} games{start}:")
+    result = run_match(game, agent, opponent, args.games, args.colors, sgf_dir, opening=opening)
     rows = {"all": result.summary(), "black": result.summary(BLACK), "white": result.summary(-BLACK)}
     for what, summary in rows.items():
         if summary["games"]:
             print("  " + summary_line(f"as {what}" if what != "all" else "overall", summary))
     for reason in rows["all"]["not_played"]:
         print(f"  not played: {reason}")
-    openings = opening_counts(result, game.size)
+    openings = {} if opening else opening_counts(result, game.size)  # with a given opening nobody chose them
     if openings:
         print("  the agent's first moves as Black: " + ", ".join(f"{v} {n}" for v, n in openings.items()))
     distinct = {what: distinct_games(result, game.size, c) for what, c in (("black", BLACK), ("white", -BLACK))}
@@ -273,7 +289,8 @@ def match_one(args: argparse.Namespace, path: str, sgf_dir: str) -> dict:
     print(f"  SGF files in {sgf_dir}/; agent {agent.mean_seconds or 0:.3f} s a move")
     for what in distinct:
         rows[what]["distinct_games"] = distinct[what]
-    return {"checkpoint": path, "opponent": opponent.name, "komi": game.komi, "openings": openings, **rows}
+    summary = {"checkpoint": path, "opponent": opponent.name, "komi": game.komi, "opening": given or None}
+    return {**summary, "openings": openings, **rows}
 
 
 #: How many distinct games a match prints per colour, and how many of each one's first moves.

@@ -1,12 +1,13 @@
 """evaluate.py --game go5's outputs (Go_Match): SGF folders unique per model, an earlier run's extra games
 moved aside, SGF names escaped, every output checked before the first game, JSON without NaN, a match of
-no game played an error, and flags that contradict each other refused."""
+no game played an error, flags that contradict each other refused, and matches from a given opening."""
 
 from __future__ import annotations
 
 import json
 import os
 
+import numpy as np
 import pytest
 import torch
 from sgfmill import sgf
@@ -144,3 +145,82 @@ def test_a_match_reports_its_distinct_games(tmp_path, capsys):
     assert "distinct game(s)" in capsys.readouterr().out
     summary = json.loads((tmp_path / "out" / "results.json").read_text())[0]
     assert sum(g["games"] for g in summary["black"]["distinct_games"] + summary["white"]["distinct_games"]) == 2
+
+
+class Recorder:
+    """A player that plays uniformly at random (seeded) and records what it is told it observed."""
+
+    def __init__(self, name: str, seed: int):
+        from go.Arena import RandomPlayer
+
+        self.inner, self.name, self.seen = RandomPlayer(np.random.default_rng(seed)), name, []
+
+    def new_game(self, game, colour):
+        self.inner.new_game(game, colour)
+
+    def genmove(self, state):
+        return self.inner.genmove(state)
+
+    def observe(self, state, action):
+        self.seen.append((int(state["to_play"][0]), int(state["move_count"][0]), action))
+
+    def close(self):
+        pass
+
+
+def test_a_given_opening_is_played_first_and_both_players_observe_it():
+    from go.Arena import play_game
+    from go.Go_Board import BLACK, WHITE
+    from go.Go_Game import go_game, record_actions
+
+    game = go_game(5)
+    opening = record_actions(game, "C3 c4 pass")
+    assert opening == [12, 7, 25]
+    black, white = Recorder("b", 0), Recorder("w", 1)
+    record = play_game(game, black, white, opening)
+    assert record.moves[:3] == opening and len(record.moves) > 3 and record.not_played is None
+    given = [(BLACK, 0, 12), (WHITE, 1, 7), (BLACK, 2, 25)]  # (to play, move number, action), told to both
+    assert black.seen[:3] == given and white.seen[:3] == given
+    assert black.seen[3][0] == WHITE and white.seen[3][0] == BLACK  # then each is told only the other's moves
+
+
+def test_a_match_from_an_opening_starts_every_game_there(tmp_path, capsys):
+    model = tiny_model(tmp_path / "m.pt")
+    assert match(tmp_path / "out", "--checkpoint", model, "--games", "2", "--opening", " c3  C4 ") == 0
+    out = capsys.readouterr().out
+    assert "2 games, from the opening C3 C4:" in out and "first moves as Black" not in out  # nobody chose them
+    for path in sorted((tmp_path / "out" / "sgf" / "m").glob("*.sgf")):
+        nodes = sgf.Sgf_game.from_bytes(path.read_bytes()).get_main_sequence()[1:]
+        assert [n.get_move() for n in nodes[:2]] == [("b", (2, 2)), ("w", (3, 2))]
+    summary = json.loads((tmp_path / "out" / "results.json").read_text())[0]
+    assert summary["opening"] == "C3 C4" and summary["openings"] == {}
+
+
+@pytest.mark.parametrize(
+    "opening, why",
+    [
+        ("C3 C3", "move 2: C3 is not a legal move there"),
+        ("C3 Z9", "move 2: 'Z9' is not a point of a 5x5 board"),
+        ("pass pass C3", "move 3: C3 comes after the game has ended"),
+    ],
+)
+def test_a_bad_opening_is_refused_in_one_sentence(tmp_path, capsys, opening, why):
+    with pytest.raises(SystemExit) as stop:
+        match(tmp_path / "out", "--opening", opening)
+    assert stop.value.code == 2 and why in one_sentence(capsys)
+    with pytest.raises(SystemExit) as stop:
+        match(tmp_path / "out", "--opening", "C3", "--empty-board", "24.5")
+    assert stop.value.code == 2 and "--opening is for matches" in one_sentence(capsys)
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.access("/usr/games/gnugo", os.X_OK), reason="GNU Go is not installed")
+def test_gnugo_is_told_its_own_moves_of_the_opening(tmp_path, capsys):
+    """GNU Go as Black is sent ``play B C3`` for the given opening's first move, then plays on from C3 C4."""
+    model = tiny_model(tmp_path / "m.pt")
+    flags = ["--checkpoint", model, "--games", "1", "--opponent", "gnugo", "--colors", "white", "--opening", "C3 C4"]
+    assert match(tmp_path / "out", *flags) == 0
+    summary = json.loads((tmp_path / "out" / "results.json").read_text())[0]
+    (only,) = summary["white"]["distinct_games"]
+    assert only["moves"].startswith("C3 C4 ") and summary["all"]["played"] == 1
