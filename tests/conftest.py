@@ -20,7 +20,7 @@ import pytest
 
 # One thread a process when pytest-xdist runs the suite on several workers (``-n 2``): each worker and
 # every script a test starts would otherwise take a thread per core, twice as many threads as cores.
-# An explicit OMP_NUM_THREADS wins (CI's second pass runs with two, docs/reproducibility.md).
+# An explicit OMP_NUM_THREADS wins (CI's second pass sets one, docs/reproducibility.md).
 if os.environ.get("PYTEST_XDIST_WORKER") and "OMP_NUM_THREADS" not in os.environ:
     os.environ["OMP_NUM_THREADS"] = os.environ["MKL_NUM_THREADS"] = "1"
 
