@@ -127,7 +127,8 @@ def test_the_ends_never_lengthen_a_beam_and_stop_it_sooner(near_and_far, solver,
                 assert len(b.moves) <= len(a.moves)
             if d <= 4:  # within the radius at the root: optimal, no state generated
                 assert (len(b.moves), b.nodes) == (d, 0)
-        assert sum(len(a.moves) - len(b.moves) for a, b in zip(plain, ended) if a.solved) >= 0
+        # and sooner in all: fewer states over the cubes (those within the radius generate none)
+        assert sum(b.nodes for b in ended) < sum(a.nodes for a in plain)
 
 
 def test_3x3_views_with_ends_through_solve_cubes():

@@ -4,6 +4,7 @@ lock file that names a live process that no longer holds it is not "no longer ru
 
 from __future__ import annotations
 
+import argparse
 import subprocess
 import sys
 
@@ -113,7 +114,7 @@ def test_the_shared_parsers_cut_what_they_quote():
         with pytest.raises(ValueError) as info:
             parse(text)
         assert len(str(info.value)) < LONGEST and "4300" not in str(info.value)
-    with pytest.raises(Exception) as info:
+    with pytest.raises(argparse.ArgumentTypeError, match="must be an integer") as info:
         Cli.integer("9" * 5000)
     assert len(str(info.value)) < LONGEST and "4300" not in str(info.value)
     assert Cli.integer(" -12 ") == -12

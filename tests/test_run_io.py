@@ -5,6 +5,7 @@ tmp_path only: no test touches /dev."""
 
 from __future__ import annotations
 
+import argparse
 import errno
 import io
 import multiprocessing
@@ -82,9 +83,9 @@ def test_resolve_device_leaves_tf32_alone_on_cpu(monkeypatch):
 
 def test_int_in_bounds():
     parse = Cli.int_in(1, 5, "why")
-    assert parse("3") == 3
-    for bad in ("0", "6", "x"):
-        with pytest.raises(Exception):
+    assert (parse("1"), parse("3"), parse("5")) == (1, 3, 5)
+    for bad, why in (("0", "between 1 and 5 .why., got 0"), ("6", "between 1 and 5"), ("x", "must be an integer")):
+        with pytest.raises(argparse.ArgumentTypeError, match=why):
             parse(bad)
 
 
