@@ -17,6 +17,7 @@ from go.Go_Board import BLACK, WHITE, parse_vertex
 from go.Go_Net import GoNet
 from go.GTP_Time import Clock, TimeSettings, moves_left, usable
 from gtp import chain_status
+from MCTS_Core import MCTS
 from run.Input_Echo import MAX_SHOWN_CHARS
 
 
@@ -207,15 +208,25 @@ def test_the_clock_gives_each_move_a_share_and_keeps_a_margin():
         (["time_settings 0 1 1"], 0.3, 0.3),  # the flag caps the clock's share
     ],
 )
-def test_a_timed_move_searches_until_its_time_and_no_longer(commands, per_move, most):
+def test_a_timed_move_searches_until_its_time_and_no_longer(monkeypatch, commands, per_move, most):
+    """Under a fake clock that only simulations advance (``STEP`` seconds each), the move searches until its
+    budget less the reply's margin and stops at the first simulation past it: no wall clock is read."""
+    step, now = 0.01, [1000.0]
+    real = MCTS.simulate
+
+    def simulate(self, tree):
+        now[0] += step
+        return real(self, tree)
+
+    monkeypatch.setattr(time, "monotonic", lambda: now[0])
+    monkeypatch.setattr(MCTS, "simulate", simulate)
     engine = make_engine(seconds_per_move=per_move)
     for command in commands:
         assert ask(engine, command) == "="
-    start = time.monotonic()
+    start = now[0]
     assert ask(engine, "genmove b")[:2] == "= "
-    spent = time.monotonic() - start
-    assert spent <= most + 0.25, spent  # a simulation past the deadline on a busy machine, the reply
-    assert spent >= most - gtp.REPLY_SECONDS - 0.15, spent  # it used its time
+    spent, budget = now[0] - start, most - gtp.REPLY_SECONDS
+    assert budget <= spent < budget + step + 1e-9, (spent, budget)  # its time, and one simulation more at most
 
 
 def test_a_timed_search_is_capped_by_memory_or_by_sims_given_and_an_untimed_one_by_sims(monkeypatch):
