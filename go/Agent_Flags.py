@@ -1,7 +1,7 @@
 """The flags that build a Go agent, and their play defaults: ``--sims``, ``--c-puct``, ``--symmetric``,
 ``--precision`` and ``--game goN``, shared by gtp.py, the GUI (gui/Go_Gui.py) and the games of
 ``evaluate.py``/``test.py --game goN`` (go/Go_Match.py), which all build the agent through
-``agent_from_args`` (``Arena.play_agent``)."""
+``Arena.play_agent`` (gtp.py and Go_Match by ``agent_from_args``, the GUI by ``Go_Play.search_agent``)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import argparse
 from engine import Precision
 from run import Cli
 
-#: The agent's play settings (GTP, matches, the GUI; docs/go.md measures them): self-play trains with the
-#: seed's c_puct 0.3 and 30 simulations, but play is stronger with wider search over more simulations and
-#: the network read under the 8 board symmetries (``Arena.SymmetricEvaluator``).
+#: The agent's play settings (GTP, matches, the GUI; docs/go.md measures them): the seed's self-play searches
+#: 30 simulations at c_puct 0.3 (the go5 and go7 recipes 64 at 1.0), but play is stronger with wider search
+#: over more simulations and the network read under the 8 board symmetries (``Arena.SymmetricEvaluator``).
 #: 200 simulations on 5x5; on larger boards 400: on 7x7 the search passed too early at 100 and 200 and lost
 #: 30% of its games as Black against GNU Go, and won every one at 400.
 DEFAULT_SIMULATIONS = 200
@@ -62,7 +62,8 @@ def resolve_agent_flags(args: argparse.Namespace) -> argparse.Namespace:
 
 def agent_from_args(model, args: argparse.Namespace, **kw):
     """The agent of ``add_agent_flags``'s flags (``--sims``, ``--c-puct``, ``--symmetric``, ``--precision``):
-    ``Arena.play_agent``, the one function that builds the agent of gtp.py, the GUI and ``evaluate.py --game goN``
+    ``Arena.play_agent``, the one function that builds the agent of gtp.py, the GUI (by ``Go_Play.search_agent``)
+    and ``evaluate.py --game goN``
     (``kw``: its ``device``, ``rng``, ``sample_moves``, ``name``, ``wrap``)."""
     from go.Arena import play_agent  # torch: imported once the flags are read (a fast --help)
 

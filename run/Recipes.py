@@ -121,10 +121,10 @@ GO_RECIPES = {
         time_budget=120.0,
     ),
     # go5 on 7x7 for the issue's 3 hours, without go5's seed-strength sampled search and hopeless (the 7x7 run
-    # came before them, and its White holds without them: docs/go.md). A game is ~2x the moves and an
-    # iteration ~4x the time (about a minute on one thread at 64 simulations), so 100 SGD steps an iteration
-    # keep go5's ~1.1 draws per new sample, and the drops stay at ~60% and ~85% of the ~18,000 steps three
-    # hours give.
+    # came before them, and its White holds without them: docs/go.md). 100 SGD steps an iteration: the shipped
+    # run's games had 1.4x go5's moves and its iterations 2.6x the time (about a minute on one thread at 64
+    # simulations), so each new sample was drawn ~1.6 times (go5: ~1.15), and its 15,700 steps put the drops at
+    # 70% and 99%.
     "go7": dict(
         game="go7",
         games=32,
@@ -147,7 +147,7 @@ GO_RECIPES = {
 # its iterations take about twice go5's time (docs/go.md), and step milestones would never be reached.
 # No --hopeless: with komi drawn around 25, White is lost in every game at komi 24.5 or less, so hopeless
 # kept White's policy out of training there and taught it only from games at 25.5 or more, which White
-# wins by passing; the first run's White passed every move against GNU Go (docs/go.md, "The first run").
+# wins by passing; the first run's White passed every move against GNU Go (docs/go.md, "The first go5-score run").
 # The score utility already ranks lost moves, which was hopeless's reason.
 # A score belief head gives the search its win value: the komi plane alone left the second run's network
 # valuing White after C3 the same at komi 24.5 and 25.5 (docs/go.md, "The second go5-score run").
@@ -164,7 +164,7 @@ GO_RECIPES["go7-score"] = dict(
 
 # The same on 9x9 around its fair komi of 7 (issue 48), for at most 8 hours of training, resumable across sessions
 # (run the same command again). A 9x9 move costs about 1.7x a 7x7 one (81 points against 49) and a game has
-# about 1.5x the moves, so an iteration takes about 2.5x go7's; 150 SGD steps an iteration keep go7's ~1.4
+# about 1.5x the moves, so an iteration takes about 2.5x go7's; 150 SGD steps an iteration keep go7's ~1.6
 # draws per new position. Its learning rate drops at 60% and 85% of the 8 hours, as go7-score's.
 GO_RECIPES["go9"] = dict(GO_RECIPES["go7-score"], game="go9", train_steps=150, time_budget=480.0)
 
