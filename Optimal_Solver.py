@@ -445,6 +445,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not args.build and args.scramble is None:
         parser.error("give --build and/or --scramble MOVES")
+    try:  # before the table is built or loaded: a bad scramble costs nothing
+        moves = None if args.scramble is None else parse_moves(args.scramble)
+    except ValueError as exc:
+        parser.error(f"--scramble: {exc}")
     solver = OptimalSolver(args.cache)
     try:
         if args.build:
@@ -455,8 +459,7 @@ def main(argv: list[str] | None = None) -> int:
             )
             for d, c in enumerate(solver.distance_counts()):
                 print(f"  distance {d:2d}: {c:9,d} positions")
-        if args.scramble is not None:
-            moves = parse_moves(args.scramble)
+        if moves is not None:
             cube = SOLVED_STICKERS[_compose(*(MOVE_PERMS[a] for a in moves))]
             solution = solver.solve(cube)
             print(f"scramble: {format_moves(moves) or '(none)'}")

@@ -87,9 +87,10 @@ def trained(parser, path: str, recipe):
     try:
         model = load_go_model(path, recipe.size).eval()
     except (CheckpointError, FileNotFoundError, ValueError) as exc:
-        parser.error(str(exc))
+        parser.error(f"--models: {exc}")
     if model.game_options != recipe.game().network_options:
-        parser.error(f"{path} needs the game {model.game_options}, the preset plays {recipe.game().network_options}")
+        wants, plays = model.game_options, recipe.game().network_options
+        parser.error(f"--models: {path} needs the game {wants}, the preset plays {plays}")
     return model
 
 

@@ -69,6 +69,10 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     try:
+        record_actions(go_game(args.size), " ".join(args.moves))
+    except ValueError as exc:
+        parser.error(f"--moves: {exc}")
+    try:
         model = load_go_model(args.checkpoint, args.size).eval()
         for line in position_lines(model, args.size, args.moves, args.komi, args.sims, args.symmetric):
             print(line)

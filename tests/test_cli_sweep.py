@@ -432,7 +432,9 @@ def test_bad_flag_value_is_one_line_and_status_2(script, flag, value, capsys):
         status = func(argv)
     except SystemExit as exc:
         status = exc.code
-    _assert_one_line_usage_error(status, capsys.readouterr().err)
+    err = capsys.readouterr().err
+    _assert_one_line_usage_error(status, err)
+    assert flag.lstrip("-") in err or flag.lstrip("-").replace("-", "_") in err, err  # the error is this flag's
 
 
 # The Go modes of the scripts (``--game goN``: Go_Args.py, Go_Match.py): (script, flag, bad values).
