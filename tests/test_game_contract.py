@@ -96,3 +96,25 @@ def check_symmetries(game, inputs: np.ndarray, legal: np.ndarray) -> None:
     for images, moved in pairs:
         assert np.shape(images) == np.shape(inputs) and np.shape(moved) == policies.shape
         np.testing.assert_allclose(np.sort(moved, axis=1), np.sort(policies, axis=1))
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_every_game_values_known_finished_games_exactly(name):
+    """Random play rarely finishes a game in a few plies, so each game's ``terminal_value`` is checked on
+    finished positions whose value is known: a solved cube (+1, the puzzles' only terminal state); on an
+    empty Go board two passes (White wins by komi: -1 for Black, to move); a line of three in tic-tac-toe
+    (-1 for the loser, to move) and a full board without one (a draw, 0)."""
+    game, _ = game_and_start(name)
+    if hasattr(game, "scramble"):
+        state, expected = game.new_states(np.stack([game.solved, game.solved])), [1.0, 1.0]
+    elif name == TICTACTOE.name:
+        won = [1, 1, 1, -1, -1, 0, 0, 0, 0]  # X's top row, O to move
+        drawn = [1, -1, 1, 1, -1, -1, -1, 1, 1]  # full, no line
+        state, expected = game.new_states(np.array([won, drawn])), [-1.0, 0.0]
+    else:
+        state = game.new_states(np.zeros((2, game.rules.num_points), np.int8))
+        passes = np.full(2, game.num_actions - 1)
+        state = game.step(game.step(state, passes), passes)
+        expected = [-1.0, -1.0]
+    assert game.is_terminal(state).all()
+    np.testing.assert_array_equal(np.asarray(game.terminal_value(state), dtype=np.float64), expected)
