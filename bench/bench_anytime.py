@@ -71,6 +71,8 @@ def main(argv=None) -> int:
     p.add_argument("--target-seconds", type=Cli.positive_float, help="the sized variant's target (default: the 3x3's)")
     p.add_argument("--beam-width", type=Cli.int_in(1, 1_000_000), default=None, help="(default: the 3x3's)")
     args = p.parse_args(argv)
+    if args.target_seconds is not None and "sized" not in args.variants:
+        p.error("--target-seconds is the sized variant's: add sized to --variants")
     model = load_3x3_model(args.checkpoint, threads=args.threads)
     base = default_3x3_options() if args.beam_width is None else default_3x3_options(beam_width=args.beam_width)
     changes = dict(VARIANTS, sized={} if args.target_seconds is None else {"target_seconds": args.target_seconds})

@@ -283,7 +283,9 @@ def check_solvers(work: Path, args, say) -> list[str]:
     cases = {
         "2x2 greedy": ["--by-distance", "--runs", "20", "--solver", "greedy"],
         "2x2 mcts": ["--by-distance", "--runs", "4", "--max-dist", "8", "--sims", "200"],
-        "3x3 beam": ["--puzzle", "3x3", "--scrambles", str(scrambles), "--time-limit", "60", "--out", "out.json"],
+        # --target-seconds 0: the same search on both devices (a faster device would otherwise search wider)
+        "3x3 beam": ["--puzzle", "3x3", "--scrambles", str(scrambles), "--time-limit", "60"]
+        + ["--target-seconds", "0", "--out", "out.json"],
     }
     for name, flags in cases.items():
         summary = {}

@@ -58,21 +58,23 @@ WIDTH_FACTORS = tuple(2 ** (k / 2) for k in range(7))
 
 def sized_width(opts, first: SolveResult, depth: int) -> int:
     """The second round's beam width: with ``opts.target_seconds`` the widest of ``opts.beam_width`` times
-    ``WIDTH_FACTORS`` whose predicted seconds end within the target (counted from the cube's start) and whose
-    predicted states fit the states left; else, or where the first round found no solution to time by, the
-    configured width. The prediction scales the first round's seconds and states by the rows a depth (views times
-    width) and by the depths: at most ``depth`` against the first round's at least ``len(moves) - ends`` (a beam
-    reaching the end table finishes within ``ends`` moves). Its small batches cost more a row than the second
-    round's, so the prediction errs long, towards the configured width."""
+    ``WIDTH_FACTORS`` whose predicted seconds end within the target and within the time limit (``opts.seconds``,
+    when lower; both counted from the cube's start) and whose predicted states fit the states left; else, or
+    where the first round found no solution to time by, the configured width. The prediction scales the first
+    round's seconds and states by the rows a depth (views times width) and by the depths: at most ``depth``
+    against the first round's at least ``len(moves) - ends`` (a beam reaching the end table finishes within
+    ``ends`` moves). Its small batches cost more a row than the second round's, so the prediction errs long,
+    towards the configured width."""
     first_opts = first_round(opts)
     if not opts.target_seconds or first_opts is None or not first.solved or first.seconds <= 0:
         return opts.beam_width
     first_rows = first_opts.views * first_opts.beam_width * max(1, len(first.moves) - opts.ends)
     per_width = opts.views * depth / first_rows  # the second round's rows at width 1, in first rounds
+    by = opts.target_seconds if opts.seconds is None else min(opts.target_seconds, opts.seconds)
     width = opts.beam_width
     for factor in WIDTH_FACTORS[1:]:
         wider = round(opts.beam_width * factor)
-        fits_time = first.seconds * (1 + wider * per_width) <= opts.target_seconds
+        fits_time = first.seconds * (1 + wider * per_width) <= by
         if not fits_time or first.nodes * (1 + wider * per_width) > opts.max_nodes:
             break
         width = wider

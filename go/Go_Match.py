@@ -103,8 +103,8 @@ def parse_match_args(argv=None) -> argparse.Namespace:
     parser.add_argument(
         "--sample-moves",
         type=Cli.int_in(0, 361),
-        help="the game's first moves that the agent draws from its visit counts (default: 2 against a checkpoint, "
-        "which plays like the agent, else 0: GNU Go, random and rollout vary their own play)",
+        help="the game's first moves (after --opening) that the agent draws from its visit counts (default: 2 against "
+        "a checkpoint, which plays like the agent, else 0: GNU Go, random and rollout vary their own play)",
     )
     parser.add_argument(
         "--opening",
@@ -137,9 +137,10 @@ def parse_match_args(argv=None) -> argparse.Namespace:
         parser.error("--score-games and --empty-board are one or the other")
     if args.opening is not None and (args.score_games or args.empty_board):
         parser.error("--opening is for matches, not --score-games or --empty-board")
+    args.opening_actions = []
     if args.opening is not None:
-        try:
-            record_actions(go_play_game(args.game), args.opening)
+        try:  # the game of the match: against the project's own players self-play's cap of 2 N^2 moves
+            args.opening_actions = record_actions(match_game(args, {}, args.opponent), args.opening)
         except ValueError as exc:
             parser.error(f"--opening: {exc}")
     if args.opponent == "checkpoint" and not args.opponent_checkpoint:
@@ -187,7 +188,13 @@ def make_opponent(args: argparse.Namespace, rng: np.random.Generator, agent: Tim
         return EqualTimeRollout(rng, agent)
     model = load_go_model(args.opponent_checkpoint, args.game, args.device)
     name = os.path.basename(args.opponent_checkpoint)
-    return agent_from_args(model, args, name=name, sample_moves=args.sample_moves, rng=rng, device=args.device)
+    return agent_from_args(model, args, name=name, sample_moves=sampled_until(args), rng=rng, device=args.device)
+
+
+def sampled_until(args: argparse.Namespace) -> int:
+    """The move count below which a searching player draws its move from the visits: ``--sample-moves``
+    moves after the given opening (its moves count in the state's move count)."""
+    return args.sample_moves + len(args.opening_actions)
 
 
 # --------------------------------------------------------------------------- a match
@@ -260,13 +267,13 @@ def match_one(args: argparse.Namespace, path: str, sgf_dir: str) -> dict:
     model = load_go_model(path, args.game, args.device)
     game = match_game(args, model.game_options, args.opponent)
     rng = np.random.default_rng(args.seed)
-    agent = TimedPlayer(agent_from_args(model, args, sample_moves=args.sample_moves, rng=rng, device=args.device))
+    agent = TimedPlayer(agent_from_args(model, args, sample_moves=sampled_until(args), rng=rng, device=args.device))
     opponent = make_opponent(args, rng, agent)
     os.makedirs(sgf_dir, exist_ok=True)
     archive = archive_old_games(sgf_dir)
     if archive is not None:
         print(f"  an earlier run's SGF files moved to {archive}/")
-    opening = record_actions(game, args.opening or "")
+    opening = args.opening_actions
     given = " ".join(format_vertex(a, game.size) for a in opening)
     start = f", from the opening {given}" if opening else ""
     print(f"{path} ({args.sims} simulations) against {opponent.name}, komi {game.komi:g}, {args.games} games{start}:")

@@ -224,3 +224,14 @@ def test_gnugo_is_told_its_own_moves_of_the_opening(tmp_path, capsys):
     summary = json.loads((tmp_path / "out" / "results.json").read_text())[0]
     (only,) = summary["white"]["distinct_games"]
     assert only["moves"].startswith("C3 C4 ") and summary["all"]["played"] == 1
+
+
+def test_moves_drawn_from_the_visits_count_from_the_end_of_the_opening(tmp_path):
+    from go import Go_Match
+
+    model = tiny_model(tmp_path / "m.pt")
+    flags = ["--game", "go5", "--opponent", "checkpoint", "--opponent-checkpoint", model, "--opening", "C3 C4"]
+    args = Go_Match.parse_match_args(flags)
+    assert args.opening_actions == [12, 7] and args.sample_moves == 2
+    assert Go_Match.sampled_until(args) == 4  # the two moves after the opening, not the opening's own
+    assert Go_Match.sampled_until(Go_Match.parse_match_args(flags[:-2])) == 2

@@ -92,6 +92,16 @@ def test_the_second_round_is_the_widest_the_first_rounds_speed_predicts_to_end_b
     assert A.second_round(untimed, first).beam_width == 4000  # without a target: the configured width
 
 
+def test_the_sized_width_ends_within_a_time_limit_below_the_target():
+    first = solution(25, nodes=10_000, seconds=0.5)  # 11,314 within the target of 25 s (above)
+    limited = dataclasses.replace(TIMED, seconds=12.0)
+    width = A.second_round(limited, first).beam_width
+    assert width < 11314 and predicted(first, width) <= 12.0
+    wider = [round(4000 * f) for f in A.WIDTH_FACTORS if round(4000 * f) > width]
+    assert predicted(first, wider[0]) > 12.0  # the widest within the limit
+    assert A.second_round(dataclasses.replace(TIMED, seconds=90.0), first).beam_width == 11314  # the target's
+
+
 def test_the_sized_width_fits_the_states_left_and_needs_a_solved_first_round():
     fast = solution(25, nodes=10_000, seconds=0.2)  # time for 8 times the width (above)
     # states, scaled as the seconds are: 400,000 in the first round allow 8,000 within 16,000,000 but not 11,314
