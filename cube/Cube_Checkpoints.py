@@ -9,6 +9,8 @@ network. The file itself is read by ``run.Checkpoints.load_state_dict``.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import torch
 
@@ -23,6 +25,25 @@ from run.Run_IO import CheckpointError, find_checkpoint
 FIRST_LAYER = "body.0.weight"  # (512, obs_dim) in every checkpoint but a cubie-pair one (PAIR_TABLE)
 POLICY_LAYER = "policy_head.weight"  # (act_dim, 128)
 PAIR_TABLE = "body.0.table"  # a cubie-pair first layer's (slots * 36 + 1, hidden) rows
+
+
+#: The original project's layer names (its Policy_Value_Net: ``fc1``..``fc4`` Linear, ``norm1``..``norm4``
+#: LayerNorm; the heads as here).
+ORIGINAL_LAYER = re.compile(r"^(fc|norm)([1-9][0-9]*)\.(weight|bias)$")
+
+
+def with_current_names(state: dict) -> dict:
+    """``state`` with the original project's layer names renamed to this network's (``fcK`` to ``body.3(K-1)``,
+    ``normK`` to the LayerNorm after it, ``body.3(K-1)+1``: each hidden layer is a Linear, a LayerNorm and a
+    ReLU), so that a checkpoint of the original loads (SPEC section 3); any other state as it is."""
+    renamed = {}
+    for key, value in state.items():
+        found = ORIGINAL_LAYER.match(key)
+        if found:
+            kind, number, what = found.groups()
+            key = f"body.{3 * (int(number) - 1) + (kind == 'norm')}.{what}"
+        renamed[key] = value
+    return renamed
 
 
 def distance_classes_of(state: dict) -> int:
@@ -58,7 +79,9 @@ def model_from_state(
     """A ``PolicyValueNet`` holding the weights of ``state`` (read from ``path``). It
     canonicalises orientations (and symmetries) if ``state`` did or the flags ask for it:
     a plain network's weights then start a canonicalising one. Its value head (scalar, or
-    ``distance_classes`` rows) and its hidden layer sizes are the ones ``state`` holds."""
+    ``distance_classes`` rows) and its hidden layer sizes are the ones ``state`` holds (a checkpoint of the
+    original project under its own layer names too: ``with_current_names``)."""
+    state = with_current_names(state)
     obs_dim, act_dim = state_dims(state)
     try:
         model = PolicyValueNet(
@@ -101,7 +124,7 @@ def load_model(path: str, device: torch.device | str = "cpu", puzzle=None) -> Po
     """A ``PolicyValueNet`` with the weights of ``path``, in eval mode, on ``device``. With a
     ``puzzle`` (a ``Puzzles.Puzzle`` or its name), a network made for another cube raises
     CheckpointError (one sentence); so does a Go network (``Go_Net``), with or without one."""
-    state = load_state_dict(path)
+    state = with_current_names(load_state_dict(path))
     if (size := go_size_of(state)) is not None:
         raise CheckpointError(f"checkpoint '{path}' is a Go network for {size}x{size}, not a cube's.")
     if puzzle is not None:

@@ -163,8 +163,42 @@ def test_save_writes_a_bare_state_dict_and_round_trips(net, states, tmp_path):
     with torch.no_grad():
         for a, b in zip(net(x), loaded(x)):
             assert torch.equal(a, b)
-    # A plain PolicyValueNet accepts it directly (the original project's loading code).
+    # A plain PolicyValueNet accepts it directly (no marker entries in a plain network's file).
     PolicyValueNet().load_state_dict(raw)
+
+
+class OriginalNames(nn.Module):
+    """SPEC section 3's network under the original project's layer names (``fc1``..``fc4``, ``norm1``..``norm4``,
+    ``policy_head``, ``value_head``): what its checkpoints hold."""
+
+    def __init__(self):
+        super().__init__()
+        sizes = (144, 512, 1024, 512, 128)
+        for k in range(1, 5):
+            setattr(self, f"fc{k}", nn.Linear(sizes[k - 1], sizes[k]))
+            setattr(self, f"norm{k}", nn.LayerNorm(sizes[k]))
+        self.policy_head, self.value_head = nn.Linear(128, 12), nn.Linear(128, 1)
+
+    def forward(self, x):
+        for k in range(1, 5):
+            x = torch.relu(getattr(self, f"norm{k}")(getattr(self, f"fc{k}")(x)))
+        return self.policy_head(x), torch.tanh(self.value_head(x))
+
+
+def test_a_checkpoint_of_the_original_project_loads_and_reads_the_same(states, tmp_path):
+    torch.manual_seed(3)
+    original = OriginalNames().eval()
+    for layer in original.modules():  # LayerNorms away from their initial 1 and 0, so that each must land right
+        if isinstance(layer, nn.LayerNorm):
+            nn.init.uniform_(layer.weight, 0.5, 1.5), nn.init.uniform_(layer.bias, -0.5, 0.5)
+    path = tmp_path / "rubik_policy_value.pt"
+    torch.save(original.state_dict(), path)
+    loaded = load_model(str(path))
+    x = torch.from_numpy(states)
+    with torch.no_grad():
+        for a, b in zip(original(x), loaded(x)):
+            torch.testing.assert_close(a, b, rtol=0, atol=1e-6)
+    assert any(k.startswith("fc1") for k in load_state_dict(str(path)))  # the file kept its names
 
 
 def test_save_overwrites_and_creates_folders(net, tmp_path):
