@@ -18,8 +18,8 @@ each sample under one of the board's 8 symmetries drawn at random with ``augment
 ``GoRecipe``'s defaults are the seed's (SPEC section 10): 5x5, c_puct 0.3, noise 0.25 of Dir(0.3), 30
 simulations, 10 games an iteration, the last 12.5% of all games, temperature 1 for 15% of an expected
 game of 0.6 N^2 moves, 50 steps of batch 32 an iteration at 1e-2, 1e-3 after 400 steps, 1e-4 after 600;
-the network of ``Go_Net``. The seed's quirks (no komi, ko by one-stone capture, ties as losses) are not
-copied: the rules are ``Go_Board``'s.
+the network of ``Go_Net``. The seed's quirks (no komi, only empty points as area, ko by one-stone capture,
+ties as losses) are not copied: the rules are ``Go_Board``'s (docs/go.md, "Rules").
 
 Each game of an iteration draws from its own generator, seeded from the run's (``game_seeds``), and every
 network call has the same number of rows (``ChunkedEvaluator``), so a game does not depend on the games

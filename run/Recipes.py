@@ -100,8 +100,8 @@ RECIPES["3x3-long"] = dict(RECIPES["3x3"], time_budget=480.0)
 #: Go presets (``main.py --game goN --recipe NAME``): ``Go_Training.GoRecipe`` fields and run flags, as
 #: argparse destinations (Go_Args.py); flags given on the command line override them.
 GO_RECIPES = {
-    # The seed's settings (SPEC section 10): GoRecipe's defaults.
-    "minizero": dict(game="go5", time_budget=120.0),
+    # The seed's settings (SPEC section 10): GoRecipe's defaults, and its 100 iterations (within two hours).
+    "minizero": dict(game="go5", num_iters=100, time_budget=120.0),
     # 32 lockstep games, 64 simulations at c_puct 1.0, a fallible side searching as the seed does, hopeless
     # positions training the value only: why each, docs/design_notes.md ("--recipe go5").
     "go5": dict(

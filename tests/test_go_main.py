@@ -136,7 +136,7 @@ def test_recipes_set_defaults_that_flags_override():
     go5 = Go_Args.recipe_of(Go_Args.parse_args(["--game", "go5", "--recipe", "go5", "--games", "8"]))
     assert (go5.games, go5.buffer_min_games, go5.augment, go5.size) == (8, 128, True, 5)
     seed = Go_Args.parse_args(["--game", "go7", "--recipe", "minizero"])
-    assert Go_Args.recipe_of(seed) == GoRecipe(size=7) and seed.time_budget == 120
+    assert Go_Args.recipe_of(seed) == GoRecipe(size=7) and (seed.num_iters, seed.time_budget) == (100, 120)
     assert seed.checkpoint == "go7_policy_value.pt" and seed.log_dir == "training_logs_go7"
 
 
