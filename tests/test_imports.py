@@ -118,6 +118,24 @@ def test_each_package_imports_only_its_layer_and_those_below(package):
         assert not graph[module] & (scripts() - LIBRARY_SCRIPTS), module
 
 
+#: The design card's files at the root, each in its layer (README, "Layout"): the search, self-play, action and
+#: loss files are the engine's; the metrics and charts write through the runs' safe writes; the card's
+#: network (with its cubie-pair input) and the 2x2 env are the cube's.
+ROOT_LAYERS = {
+    "MCTS_Core": "engine", "Self_Play": "engine", "Action_MCTS": "engine", "Train_Network": "engine",
+    "Plot_Scatter": "run", "Policy_Value_Net": "cube", "Rubik2x2Env": "cube",
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("module", sorted(ROOT_LAYERS))
+def test_the_design_cards_files_import_only_their_layer_and_those_below(module):
+    layer = ROOT_LAYERS[module]
+    allowed = LAYERS_BELOW[layer] | {layer}
+    imported = import_graph()[module]
+    assert not {m for m in imported if m.split(".")[0] in PACKAGES and m.split(".")[0] not in allowed}, module
+    assert not imported & scripts(), module
+
+
 @pytest.mark.parametrize("module", ENGINE)
 def test_the_engine_imports_at_the_top_of_its_files(module):
     tree = _tree(module)
