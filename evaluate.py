@@ -694,6 +694,12 @@ def _report_scrambles(args: argparse.Namespace, evaluator: ScrambleEvaluator, sc
             f"Per position: {ref} {cell(stats[f'mean_{ref}'])} moves, {nodes.mean():,.0f} states generated, "
             f"{seconds.mean():.2f} s (at most {seconds.max():.2f} s)."
         )
+        optimal = evaluator.puzzle.uniform_optimal_mean
+        if optimal is not None and stats["solved"]:
+            print(
+                f"The optimal mean of uniformly random positions is {optimal} quarter turns: these solutions are "
+                f"{stats['mean_length'] / optimal:.3f} times it (of those solved)."
+            )
     write_json(out, records)
     print(f"Saved {out}.")
 

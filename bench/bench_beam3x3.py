@@ -37,8 +37,8 @@ from cube.Puzzles import get_puzzle
 from cube.Solver_Base import SolveResult, evaluate_once, verify
 from engine import Precision
 
-OPTIMAL_MEAN = 20.66  # quarter turns: the mean optimal length of a uniformly random 3x3 position
 P3 = get_puzzle("3x3")
+OPTIMAL_MEAN = P3.uniform_optimal_mean  # quarter turns: the mean optimal length of a uniformly random position
 DEPTH = P3.default_max_moves  # the scripts' --max-steps of the 3x3: the beam's step cap
 
 

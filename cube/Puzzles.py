@@ -73,6 +73,10 @@ class Puzzle:
     #: ``inverse_states(cubes) -> (B, stickers)``: each position's inverse (the 3x3, from its cubies;
     #: ``Solver_Views`` solves a cube from its inverse too), None where not available (the 2x2).
     inverse_states: Callable | None = field(default=None, repr=False)
+    #: The mean optimal length of a uniformly random position in quarter turns, where no exact distances
+    #: measure each solution (the 3x3: 20.66, from the distribution of Rokicki et al. the issues quote);
+    #: None where they do (the 2x2's exact table).
+    uniform_optimal_mean: float | None = None
     #: The solver the scripts use when no ``--solver`` is given, and the budgets it then gets for
     #: the flags not given (``Solvers.SolverOptions`` field -> value): the 2x2's is the original's
     #: MCTS with its defaults (the scripts' MCTS and Gumbel paths: the 2x2 only, see ``script_searches``).
@@ -271,6 +275,7 @@ PUZZLES = {
         eval_max_len=26,  # every 3x3 position is within 26 quarter turns
         random_states=Rubik3x3Env.random_states,
         inverse_states=Rubik3x3Env.inverse_states,
+        uniform_optimal_mean=20.66,
         # The mixed beam of 4,000 from 8 views, the end table of 6, 16,000,000 states and a minute, after a first
         # round of 2 views of 1,000 (Solver_Anytime), widened where the first round's speed predicts it ends
         # within 25 s (the issue's median is 30 s): the configuration measured in docs/puzzles.md (why:

@@ -172,3 +172,17 @@ def test_3x3_evaluation_defaults():
     assert (a.max_len, a.runs, a.log_dir, a.max_steps) == (26, 100, "training_logs_3x3", 100)
     b = evaluate.parse_args([])
     assert (b.max_len, b.runs, b.log_dir, b.max_steps) == (20, 100, "training_logs", 40)  # the 2x2's, as before
+
+
+def test_evaluate_uniform_on_the_3x3_reports_against_the_optimal_mean(tmp_path, capsys, monkeypatch):
+    """No exact distances exist for the 3x3, so the summary sets the mean against the optimal mean of
+    uniformly random positions (20.66); positions one move from solved stand in for the uniform ones."""
+    from cube import Puzzles
+
+    one_move = E3.batch_scramble(np.random.default_rng(5), 3, 1)[0]
+    puzzle = dataclasses.replace(Puzzles.PUZZLES["3x3"], random_states=lambda rng, n: one_move[:n])
+    monkeypatch.setitem(Puzzles.PUZZLES, "3x3", puzzle)
+    args = ["--puzzle", "3x3", "--uniform", "3", "--solver", "bestfirst", "--log-dir", str(tmp_path), "--no-progress"]
+    assert evaluate.main(args) == 0
+    text = capsys.readouterr().out
+    assert f"is 20.66 quarter turns: these solutions are {1 / 20.66:.3f} times it" in text
