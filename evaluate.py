@@ -689,17 +689,17 @@ def _report_scrambles(args: argparse.Namespace, evaluator: ScrambleEvaluator, sc
         f"mean moves/{ref} {cell(stats[f'mean_ratio_to_{ref}'])} (solved scrambles)."
     )
     if args.uniform:
-        nodes, seconds = (np.array([r[key] for r in records]) for key in ("nodes", "seconds"))
-        print(
-            f"Per position: {ref} {cell(stats[f'mean_{ref}'])} moves, {nodes.mean():,.0f} states generated, "
-            f"{seconds.mean():.2f} s (at most {seconds.max():.2f} s)."
-        )
-        optimal = evaluator.puzzle.uniform_optimal_mean
+        optimal = evaluator.puzzle.uniform_optimal_mean  # the ground truth first, kociemba's lengths beside it
         if optimal is not None and stats["solved"]:
             print(
                 f"The optimal mean of uniformly random positions is {optimal} quarter turns: these solutions are "
                 f"{stats['mean_length'] / optimal:.3f} times it (of those solved)."
             )
+        nodes, seconds = (np.array([r[key] for r in records]) for key in ("nodes", "seconds"))
+        print(
+            f"Per position: {ref} {cell(stats[f'mean_{ref}'])} moves, {nodes.mean():,.0f} states generated, "
+            f"{seconds.mean():.2f} s (at most {seconds.max():.2f} s)."
+        )
     write_json(out, records)
     print(f"Saved {out}.")
 
