@@ -311,8 +311,9 @@ class CubeModel:
         """The ``(6 n^2 * 6,)`` float32 observation: every sticker one-hot over 6 colours."""
         return self.batch_onehot(np.asarray(cube).reshape(1, self.num_stickers))[0]
 
-    def scramble(self, cube: np.ndarray, k: int, rng: np.random.Generator | None = None) -> np.ndarray:
-        """``k`` random moves from ``cube``; never the other direction of the face just turned."""
+    def scramble(self, cube: np.ndarray, k: int = 8, rng: np.random.Generator | None = None) -> np.ndarray:
+        """``k`` random moves from ``cube`` (the seed's default 8); never the other direction of the face just
+        turned."""
         rng = np.random.default_rng() if rng is None else rng
         return self.apply_moves(np.asarray(cube), scramble_moves(rng, 1, k)[0])
 

@@ -246,6 +246,14 @@ def test_batch_scramble_rule_and_cubes():
     assert none.shape == (5, 0) and batch_is_solved(solved).all()
 
 
+def test_scramble_takes_the_seeds_default_of_8_moves():
+    """``scramble(cube)`` as the original's scripts call it: 8 moves, the sequence's permutation of the labels."""
+    moves = scramble_moves(np.random.default_rng(2), 1, 8)[0]
+    np.testing.assert_array_equal(
+        scramble(LABELS, rng=np.random.default_rng(2)), LABELS.reshape(-1)[perm_of(moves)].reshape(6, 2, 2)
+    )
+
+
 def test_scramble_never_undoes_the_last_move():
     """``scramble`` only returns a cube: with labelled stickers the result is the move
     sequence's permutation. Two moves are never ``X X'`` (which would give the identity), and
