@@ -81,7 +81,7 @@ def batched_round(model, recipe, rng) -> tuple[float, float, float]:
 def main(argv=None) -> None:
     p = Cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--recipe", choices=sorted(GO_RECIPES), default="go5", help="the preset whose settings are timed")
-    p.add_argument("--game", choices=sorted(Go_Args.GO_SIZES), default="go5", help="the board")
+    p.add_argument("--game", choices=list(Go_Args.GO_SIZES), default="go5", help="the board")
     p.add_argument("--ref-games", type=Cli.int_in(1, 100, "games"), default=1, help="reference games per round")
     p.add_argument("--rounds", type=Cli.rounds, default=2, help="interleaved rounds (medians reported)")
     p.add_argument("--seed", type=Cli.seed, default=0)

@@ -17,7 +17,7 @@ from run import Cli, Workers
 from run.Recipes import GO_RECIPES, recipe_text
 
 #: The boards ``--game`` trains, by name (``Go_Game.GO_GAMES``'s).
-GO_SIZES = {"go5": 5, "go7": 7, "go9": 9}
+GO_SIZES = {f"go{n}": n for n in range(5, 20)}  # any board the rules play, 5x5 to 19x19 (SPEC section 10)
 MAX_BUDGET_MINUTES = 24 * 60.0
 #: GoRecipe fields that no flag sets: the board size is ``--game``'s.
 NOT_FLAGS = ("size",)
@@ -115,7 +115,7 @@ def field_flag(field: dataclasses.Field) -> Cli.Flag:
 #: Every flag of ``main.py --game goN``, by --help group (as Train_Args.FLAG_GROUPS for the cube).
 FLAG_GROUPS: dict[str | None, list] = {
     None: [
-        Cli.Flag("--game", None, "the Go board to train (default: the --recipe's board)", choices=sorted(GO_SIZES)),
+        Cli.Flag("--game", None, "the Go board to train (default: the --recipe's board)", choices=list(GO_SIZES)),
         Cli.Flag(
             "--recipe",
             None,

@@ -186,6 +186,19 @@ def test_the_seeds_arena_runs_in_a_training_run(tmp_path, capsys):
     assert "| gate " in line and "% reverted |" in line  # no score is over a threshold of 1
 
 
+@pytest.mark.slow
+def test_any_board_from_5x5_up_trains_and_its_model_plays(tmp_path, capsys):
+    """SPEC section 10: any board from 5x5 to 9x9 (19x19 allowed), not only the recipes' 5, 7 and 9."""
+    from go.Go_Net import load_go_model
+
+    assert train(tmp_path, "six", 1, "--game", "go6") == 0
+    assert load_go_model(str(tmp_path / "six.pt"), 6).size == 6
+    assert "(Go go6)" in capsys.readouterr().out
+    assert Go_Args.recipe_of(Go_Args.parse_args(["--game", "go19"])).size == 19
+    with pytest.raises(SystemExit):
+        Go_Args.parse_args(["--game", "go20"])
+
+
 def test_chart_labels_name_snapshots_by_iteration_and_the_run_file_final():
     from go.Go_Match import checkpoint_label
 
