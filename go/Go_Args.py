@@ -16,8 +16,9 @@ from go.Go_Training import GoRecipe
 from run import Cli, Workers
 from run.Recipes import GO_RECIPES, recipe_text
 
-#: The boards ``--game`` trains, by name (``Go_Game.GO_GAMES``'s).
-GO_SIZES = {f"go{n}": n for n in range(5, 20)}  # any board the rules play, 5x5 to 19x19 (SPEC section 10)
+#: The boards ``--game`` trains, by name: any board the rules play, 5x5 to 19x19 (SPEC section 10); the
+#: recipes and the registry's games (``Go_Game.GO_GAMES``) are 5x5, 7x7 and 9x9.
+GO_SIZES = {f"go{n}": n for n in range(5, 20)}
 MAX_BUDGET_MINUTES = 24 * 60.0
 #: GoRecipe fields that no flag sets: the board size is ``--game``'s.
 NOT_FLAGS = ("size",)
