@@ -28,13 +28,14 @@ from run import Cli  # noqa: E402
 from run.Run_IO import CheckpointError  # noqa: E402
 
 
-def position_lines(model, size: int, moves: list[str], komis: list[float], sims: int, symmetric: bool) -> list[str]:
-    """One line per komi: the network's and the search's view of the position after ``moves``."""
+def position_lines(model, size: int, actions: list[int], komis: list[float], sims: int, symmetric: bool) -> list[str]:
+    """One line per komi: the network's and the search's view of the position after ``actions`` (legal at every
+    komi: ``Go_Game.record_actions``, checked once with the flags)."""
     lines = []
     for komi in komis:
         game = go_game(size, komi, **model.game_options)
         state = game.initial_state(1)
-        for action in record_actions(game, " ".join(moves)):
+        for action in actions:
             state = game.step(state, np.array([action]))
         with torch.inference_mode():
             obs = torch.from_numpy(game.encode(game.eval_input(state)))
@@ -69,12 +70,12 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     try:
-        record_actions(go_game(args.size), " ".join(args.moves))
+        actions = record_actions(go_game(args.size), " ".join(args.moves))
     except ValueError as exc:
         parser.error(f"--moves: {exc}")
     try:
         model = load_go_model(args.checkpoint, args.size).eval()
-        for line in position_lines(model, args.size, args.moves, args.komi, args.sims, args.symmetric):
+        for line in position_lines(model, args.size, actions, args.komi, args.sims, args.symmetric):
             print(line)
     except (CheckpointError, FileNotFoundError, ValueError) as exc:
         return Cli.fail(exc)
