@@ -8,7 +8,7 @@ and how it is turned (a corner's third colour follows from the other two), so th
 value depends on, a cubie where it sits, with no hidden unit spent on joining a cubie's stickers. It
 is at least as expressive as the sticker layer (a pair's row can be the sum of its two stickers' rows;
 a corner's third sticker is a function of the pair) and costs 20 row reads where the Linear multiplies
-324 inputs. Measured on the 3x3 (docs/puzzles.md, "The shipped model"): a lower loss at every minute of the
+324 inputs. Measured on the 3x3 (docs/puzzles.md, "The one-hour model"): a lower loss at every minute of the
 recipe's hour, and solutions about a move shorter.
 
 The layer takes the same one-hot input as the Linear, so every solver and search reads it unchanged:

@@ -167,7 +167,7 @@ def test_3x3_scramble_run_and_a_2x2_model_refused(tmp_path):
 
 @pytest.mark.slow
 def test_the_shipped_3x3_model_solves_a_scramble_with_a_small_beam(tmp_path):
-    """``pretrained/rubik3x3_policy_value.pt`` (``--recipe 3x3``): a beam of 300 ranked by its
+    """``pretrained/rubik3x3_policy_value.pt`` (``--recipe 3x3-long``): a beam of 300 ranked by its
     value solves a 14-move scramble, the solution replayed on the cube by ``test.py``."""
     cmd = [sys.executable, os.path.join(ROOT, "test.py"), "--puzzle", "3x3", "--solver", "beam"]
     cmd += ["--beam-width", "300", "--scramble-len", "14", "--seed", "1", "--json"]
