@@ -94,7 +94,7 @@ RECIPES = {
 
 # The 3x3 recipe for 8 hours (issue 49): its loss still fell at the end of the hour (docs/puzzles.md), and
 # its cosine-time schedule stretches over whatever budget it is given. Resumable across sessions. The shipped
-# 3x3 model's recipe: seed 0 gave 21.84-21.99 with the default solver against the hour's 22.28-22.37.
+# 3x3 model's recipe (its results against the hour's: docs/puzzles.md, "`--recipe 3x3-long`").
 RECIPES["3x3-long"] = dict(RECIPES["3x3"], time_budget=480.0)
 
 
