@@ -17,13 +17,16 @@ from run.Run_IO import FileLock, OutputError, check_writable, remove_stale_temps
 
 
 # --------------------------------------------------------------------------- interruption
-class Interrupted(Exception):
-    pass
+class Interrupted(BaseException):
+    """A run stopped by SIGINT or SIGTERM. A BaseException, as KeyboardInterrupt: the signal lands on any line,
+    and a library's ``except Exception`` there (an optional import's guard, say) must not swallow it."""
 
 
 class InterruptGuard:
     """SIGINT/SIGTERM stop training with ``Interrupted``, but never in the middle of a save:
-    inside ``deferred()`` the signal is held and raised when the block ends."""
+    inside ``deferred()`` the signal is held and raised when the block ends. The signal is kept
+    after it is raised, so that ``check()`` between two iterations raises it again should anything
+    have swallowed it (a run that went on training after SIGTERM was once seen in CI)."""
 
     def __init__(self):
         self._deferring = False
@@ -45,9 +48,14 @@ class InterruptGuard:
             signal.signal(signal.SIGTERM, previous[1])
 
     def _handle(self, signum, frame):
-        if self._deferring:
-            self._pending = signum
-        else:
+        self._pending = signum
+        if not self._deferring:
+            raise Interrupted(signal.Signals(signum).name)
+
+    def check(self) -> None:
+        """Raise ``Interrupted`` if a signal came (and, raised where it landed, was swallowed there)."""
+        if self._pending is not None:
+            signum, self._pending = self._pending, None
             raise Interrupted(signal.Signals(signum).name)
 
     @contextlib.contextmanager
@@ -57,9 +65,7 @@ class InterruptGuard:
             yield
         finally:
             self._deferring = False
-        if self._pending is not None:
-            signum, self._pending = self._pending, None
-            raise Interrupted(signal.Signals(signum).name)
+        self.check()
 
 
 class RunError(Exception):

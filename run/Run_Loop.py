@@ -206,7 +206,7 @@ def read_state(path: str, trainer: Trainer, settings: LoopSettings):
     if problem is None:
         try:
             return trainer.resume(state)
-        except (RunError, Interrupted):
+        except RunError:
             raise
         except CheckpointError as exc:
             problem = str(exc).split("' ", 1)[-1].rstrip(".")
@@ -348,6 +348,7 @@ def train(trainer: Trainer, settings: LoopSettings, run, logger: MetricsLogger, 
         flush=True,
     )
     for it in range(run.iteration + 1, settings.num_iters + 1):
+        guard.check()
         if budget_spent(settings, run):
             print(f"Time budget spent: {spent_text(settings, run)}, {run.iteration} iterations.")
             break
