@@ -26,7 +26,8 @@ class InterruptGuard:
     """SIGINT/SIGTERM stop training with ``Interrupted``, but never in the middle of a save:
     inside ``deferred()`` the signal is held and raised when the block ends. The signal is kept
     after it is raised, so that ``check()`` between two iterations raises it again should anything
-    have swallowed it (a run that went on training after SIGTERM was once seen in CI)."""
+    have swallowed it (in CI a benchmark once did not end within 5 minutes of its SIGTERM, waiting for its
+    trainer: a swallowed signal is the likely cause)."""
 
     def __init__(self):
         self._deferring = False

@@ -246,7 +246,7 @@ def test_atomic_write_names_its_temp_file_with_the_pid(tmp_path):
 def test_a_signal_is_not_lost_where_a_library_catches_exceptions():
     """The run's signal lands on whatever line runs: an ``except Exception`` there lets it through, and one
     that swallows even that (``except BaseException``) only delays it to the guard's next check (between two
-    iterations). Before, a benchmark's trainer once trained on after SIGTERM (CI)."""
+    iterations). Before, ``Interrupted`` was an Exception that such a guard swallowed."""
     guard = Run_Files.InterruptGuard()
     with guard.installed():
         with pytest.raises(Run_Files.Interrupted, match="SIGTERM"):
