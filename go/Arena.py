@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -450,6 +451,39 @@ def sgf_text(game: GoGame, record: GameRecord) -> str:
     return head + "".join(moves) + ")\n"
 
 
+def match_record(data: bytes, size: int) -> GameRecord:
+    """The ``GameRecord`` of a match game's SGF file as ``sgf_text`` writes it (players, moves, the ``RE``
+    result, a game not played's reason), so that a resumed match counts its earlier games; ValueError (a
+    sentence) for a file that is no such game on a ``size`` board."""
+    from sgfmill import sgf
+
+    game = sgf.Sgf_game.from_bytes(data)  # ValueError for a file that is no SGF
+    if game.get_size() != size:
+        raise ValueError(f"a {game.get_size()}x{game.get_size()} game, not {size}x{size}")
+    root = game.get_root()
+    names = [root.get(key) if root.has_property(key) else "" for key in ("PB", "PW")]
+    record = GameRecord(*names)
+    for colour, move in (node.get_move() for node in game.get_main_sequence()[1:]):
+        if colour is None:
+            continue
+        record.moves.append(size * size if move is None else (size - 1 - move[0]) * size + move[1])
+    result = root.get("RE") if root.has_property("RE") else ""
+    if result == "Void":
+        comment = root.get("C") if root.has_property("C") else ""
+        record.not_played = comment.removeprefix("not played: ") or "not played"
+    elif result == "0":
+        record.score = 0.0
+    elif re.fullmatch(r"[BW]\+(R|\d+(\.\d+)?)", result):
+        record.winner = BLACK if result[0] == "B" else WHITE
+        if result.endswith("+R"):
+            record.resigned = -record.winner
+        else:
+            record.score = record.winner * float(result[2:])
+    else:
+        raise ValueError(f"its result {result!r} is none of a finished match game's (B+3.5, W+R, 0, Void)")
+    return record
+
+
 # --------------------------------------------------------------------------- a match
 def wilson_interval(successes: float, trials: int, z: float = WILSON_Z) -> tuple[float, float]:
     """The Wilson score interval of a proportion (``(0, 1)`` when there are no trials)."""
@@ -512,14 +546,18 @@ def run_match(
     sgf_dir: str | None = None,
     on_game=None,
     opening: Sequence[int] = (),
+    earlier: Sequence[GameRecord] = (),
 ) -> MatchResult:
     """``games`` games of ``agent`` against ``opponent`` (``colours``: ``agent_colour``), each from the
     moves ``opening`` (``play_game``); each game's SGF file ``game_0001.sgf`` ... in ``sgf_dir`` (None:
-    none), written atomically; ``on_game(index, record)`` is called after each game (progress). The players
-    are closed at the end."""
+    none), written atomically; ``on_game(index, record)`` is called after each game (progress). The match's
+    first games may be ``earlier`` ones, already played (a resumed match): they count, and the games go on
+    from the next. The players are closed at the end."""
     result = MatchResult(agent.name, opponent.name)
+    result.records = list(earlier)
+    result.agent_colours = [agent_colour(index, colours) for index in range(len(earlier))]
     try:
-        for index in range(games):
+        for index in range(len(earlier), games):
             colour = agent_colour(index, colours)
             black, white = (agent, opponent) if colour == BLACK else (opponent, agent)
             record = play_game(game, black, white, opening)

@@ -20,6 +20,7 @@ plays one game and prints every position in ASCII, then the final score.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import re
 import shutil
@@ -31,7 +32,17 @@ import torch
 
 from engine.Search_Tree import N_ROW, W_ROW
 from go.Agent_Flags import add_agent_flags, agent_from_args, go_name, resolve_agent_flags
-from go.Arena import COLOURS, GTPPlayer, RandomPlayer, RolloutPlayer, play_agent, play_game, run_match
+from go.Arena import (
+    COLOURS,
+    GameRecord,
+    GTPPlayer,
+    RandomPlayer,
+    RolloutPlayer,
+    match_record,
+    play_agent,
+    play_game,
+    run_match,
+)
 from go.Go_Board import BLACK, format_vertex
 from go.Go_Game import go_game, go_play_game, record_actions
 from go.Go_Net import expected_margin, load_go_model
@@ -39,7 +50,7 @@ from go.GTP_Client import GNUGO_INSTALL_HINT, GNUGO_PATH, gnugo_command
 from go.Score_Check import plot_score_check, score_check, summary_lines
 from Plot_Scatter import pyplot, save_figure
 from run import Cli
-from run.Run_IO import CheckpointError, OutputError, check_writable, find_checkpoint, write_json
+from run.Run_IO import CheckpointError, OutputError, check_writable, find_checkpoint, read_json, write_json
 
 OPPONENTS = ("gnugo", "random", "rollout", "checkpoint")
 
@@ -113,6 +124,13 @@ def parse_match_args(argv=None) -> argparse.Namespace:
         "the opponent answers each reply)",
     )
     parser.add_argument("--sgf-dir", type=Cli.nonempty_path, help="SGF files (default: OUT-DIR/sgf/<model>/)")
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the match whose games are in the SGF folder (stopped, or to be given more --games): its "
+        "games count and the match goes on from the next (the same settings, checked against match.json there; "
+        "without it an earlier run's games are moved aside)",
+    )
     parser.add_argument("--out-dir", type=Cli.nonempty_path, default="go_match_results", help="results and chart")
     parser.add_argument(
         "--empty-board",
@@ -233,20 +251,89 @@ def check_outputs(args: argparse.Namespace, sgf_folders: list[str]) -> None:
         check_writable(os.path.join(args.out_dir, "win_rate.png"))
     for folder in sgf_folders:  # (an earlier run's games in it are moved aside: archive_old_games)
         check_writable(folder, folder=True)
+        check_writable(os.path.join(folder, MATCH_FILE))
+
+
+def game_files(folder: str) -> list[str]:
+    """The names of the match games' SGF files in ``folder`` (``game_0001.sgf`` ...), in order."""
+    return sorted(name for name in os.listdir(folder) if re.fullmatch(r"game_\d{4,}\.sgf", name))
 
 
 def archive_old_games(folder: str) -> str | None:
-    """Move an earlier run's ``game_NNNN.sgf`` files of ``folder`` into ``folder/replaced-<UTC time>-*/``, so
-    that the folder holds this run's games only (a rerun of fewer games left the old extra ones beside
-    the new results); the archive's path, or None when there was none."""
-    old = sorted(name for name in os.listdir(folder) if re.fullmatch(r"game_\d{4,}\.sgf", name))
+    """Move an earlier run's ``game_NNNN.sgf`` files (and its ``match.json``) of ``folder`` into
+    ``folder/replaced-<UTC time>-*/``, so that the folder holds this run's games only (a rerun of fewer games
+    left the old extra ones beside the new results); the archive's path, or None when there was none."""
+    old = game_files(folder)
     if not old:
         return None
     stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
     archive = tempfile.mkdtemp(prefix=f"replaced-{stamp}-", dir=folder)  # a new folder even within one second
-    for name in old:
+    for name in old + ([MATCH_FILE] if os.path.isfile(os.path.join(folder, MATCH_FILE)) else []):
         os.replace(os.path.join(folder, name), os.path.join(archive, name))
     return archive
+
+
+#: The settings of the match whose games an SGF folder holds (``match_settings``), which ``--resume`` checks.
+MATCH_FILE = "match.json"
+
+
+def file_sha256(path: str) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as file:
+        for block in iter(lambda: file.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def match_settings(args: argparse.Namespace, path: str, komi: float) -> dict:
+    """What makes a match's games the games they are: the agent's network (its file's SHA-256) and search, the
+    opponent, komi, colours, opening and seed; not how many games, nor where the files go."""
+    opponent = {"opponent": args.opponent}
+    if args.opponent == "gnugo":
+        opponent["level"] = args.level
+    if args.opponent == "checkpoint":
+        opponent["opponent_sha256"] = file_sha256(args.opponent_checkpoint)
+    return {
+        "board": args.game, "komi": komi, "checkpoint_sha256": file_sha256(path), "sims": args.sims,
+        "c_puct": args.c_puct, "symmetric": args.symmetric, "precision": args.precision, **opponent,
+        "colors": args.colors, "sample_moves": args.sample_moves, "opening": args.opening_actions, "seed": args.seed,
+    }  # fmt: skip
+
+
+def earlier_games(folder: str, settings: dict, games: int, size: int) -> list[GameRecord]:
+    """``--resume``: the games already played in ``folder`` by the match of ``settings`` (none in a new or
+    empty folder); ValueError (a sentence) where they are another match's, not numbered 1, 2, ... without a gap,
+    unreadable, or more than ``games``."""
+    names = game_files(folder) if os.path.isdir(folder) else []
+    if not names:
+        return []
+    redo = "; start without --resume to move them aside"
+    settings_path = os.path.join(folder, MATCH_FILE)
+    if not os.path.isfile(settings_path):
+        raise ValueError(f"--resume: {folder} holds games but no {MATCH_FILE} to say whose match they are{redo}")
+    try:
+        played = read_json(settings_path)
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"--resume: {settings_path} cannot be read ({exc}){redo}") from None
+    changed = [key for key in settings if not isinstance(played, dict) or played.get(key) != settings[key]]
+    if changed:
+        was = played.get(changed[0]) if isinstance(played, dict) else None
+        raise ValueError(f"--resume: the games in {folder} were played with {changed[0]} {was}, not "
+                         f"{settings[changed[0]]}{redo}")  # fmt: skip
+    expected = [f"game_{index + 1:04d}.sgf" for index in range(len(names))]
+    if names != expected:
+        gap = next(want for want, have in zip(expected, names) if want != have)
+        raise ValueError(f"--resume: {folder} has no {gap} among its {len(names)} games{redo}")
+    if len(names) > games:
+        raise ValueError(f"--resume: {folder} holds {len(names)} games, more than --games {games}")
+    records = []
+    for name in names:
+        try:
+            with open(os.path.join(folder, name), "rb") as file:
+                records.append(match_record(file.read(), size))
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"--resume: {os.path.join(folder, name)} is no game of this match ({exc}){redo}") from None
+    return records
 
 
 def json_safe(value):
@@ -260,24 +347,30 @@ def json_safe(value):
     return value
 
 
-def match_one(args: argparse.Namespace, path: str, sgf_dir: str) -> dict:
+def match_one(args: argparse.Namespace, path: str, sgf_dir: str, earlier: list[GameRecord]) -> dict:
     """The match of the model ``path`` (None: the board's model file, here or in pretrained/), its games in
-    ``sgf_dir``: printed, and its summaries (overall, as Black, as White)."""
+    ``sgf_dir`` after the ``earlier`` ones there (``--resume``): printed, and its summaries (overall, as Black,
+    as White)."""
     path = agent_checkpoint(path, args.game)
     model = load_go_model(path, args.game, args.device)
     game = match_game(args, model.game_options, args.opponent)
     rng = np.random.default_rng(args.seed)
+    os.makedirs(sgf_dir, exist_ok=True)
+    if earlier:  # a fresh generator for the rest (the same games as one run where no choice is random)
+        rng = np.random.default_rng([args.seed, len(earlier)])
     agent = TimedPlayer(agent_from_args(model, args, sample_moves=sampled_until(args), rng=rng, device=args.device))
     opponent = make_opponent(args, rng, agent)
-    os.makedirs(sgf_dir, exist_ok=True)
-    archive = archive_old_games(sgf_dir)
+    archive = None if args.resume else archive_old_games(sgf_dir)
     if archive is not None:
         print(f"  an earlier run's SGF files moved to {archive}/")
+    write_json(os.path.join(sgf_dir, MATCH_FILE), match_settings(args, path, game.komi))
     opening = args.opening_actions
     given = " ".join(format_vertex(a, game.size) for a in opening)
     start = f", from the opening {given}" if opening else ""
     print(f"{path} ({args.sims} simulations) against {opponent.name}, komi {game.komi:g}, {args.games} games{start}:")
-    result = run_match(game, agent, opponent, args.games, args.colors, sgf_dir, opening=opening)
+    if earlier:
+        print(f"  resumed: {len(earlier)} games already played in {sgf_dir}/, {args.games - len(earlier)} to play")
+    result = run_match(game, agent, opponent, args.games, args.colors, sgf_dir, opening=opening, earlier=earlier)
     rows = {"all": result.summary(), "black": result.summary(BLACK), "white": result.summary(-BLACK)}
     for what, summary in rows.items():
         if summary["games"]:
@@ -447,7 +540,12 @@ def match_main(argv=None) -> int:
         paths = [agent_checkpoint(path, args.game) for path in (args.checkpoints or [args.checkpoint])]
         folders = sgf_dirs(args, paths)
         check_outputs(args, folders)
-        results = [match_one(args, path, folder) for path, folder in zip(paths, folders)]
+        komi = match_game(args, {}, args.opponent).komi
+        earlier = [  # every folder checked before the first game
+            earlier_games(folder, match_settings(args, path, komi), args.games, args.game) if args.resume else []
+            for path, folder in zip(paths, folders)
+        ]
+        results = [match_one(args, *todo) for todo in zip(paths, folders, earlier)]
         write_json(os.path.join(args.out_dir, "results.json"), json_safe(results))
         if len(results) > 1:
             plot_win_rates(results, os.path.join(args.out_dir, "win_rate.png"))

@@ -12,12 +12,14 @@ import pytest
 
 from conftest import REPO
 from go.Arena import (
+    GameRecord,
     GTPPlayer,
     RandomPlayer,
     RolloutEvaluator,
     RolloutPlayer,
     SearchPlayer,
     agent_player,
+    match_record,
     run_match,
     sgf_text,
     wilson_interval,
@@ -61,6 +63,24 @@ def test_random_against_random_adds_up_and_writes_sgf(tmp_path):
         assert parsed.get_root().get("RE") == record.result_text()
         margin = record.score * (1 if record.winner == BLACK else -1)
         assert record.winner != 0 and margin > 0
+
+
+def test_a_match_game_read_back_from_its_sgf_is_the_game_written():
+    """``match_record`` is ``sgf_text``'s inverse for every kind of result a match writes: a count, a
+    resignation either way, a draw, a game not played."""
+    players = [RandomPlayer(np.random.default_rng(seed), name) for seed, name in ((3, "r1"), (4, "r2"))]
+    result = run_match(GO5, *players, 2)
+    kinds = [*result.records, GameRecord("a", "b", [12, 25], winner=WHITE, resigned=BLACK),
+             GameRecord("a", "b", [25], winner=BLACK, resigned=WHITE), GameRecord("a", "b", [6, 7], score=0.0),
+             GameRecord("a]b", "gnugo-10", [], not_played="gnugo-10: crash (exit 3)")]  # fmt: skip
+    for record in kinds:
+        back = match_record(sgf_text(GO5, record).encode(), 5)
+        assert back == record
+    assert result.records[0].score is not None and len(result.records[0].moves) > 10  # counted, not trivial
+    with pytest.raises(ValueError, match="7x7"):
+        match_record(sgf_text(GO_GAMES["go7"], kinds[2]).encode(), 5)
+    with pytest.raises(ValueError, match="result"):
+        match_record(b"(;GM[1]FF[4]SZ[5]KM[24.5]RE[B+x];B[cc])", 5)
 
 
 @pytest.mark.slow

@@ -45,7 +45,7 @@ def test_two_models_of_one_file_name_write_their_own_games(tmp_path):
     a, b = tiny_model(tmp_path / "run_a" / "x.pt"), tiny_model(tmp_path / "run_b" / "x.pt")
     assert match(tmp_path / "out", "--games", "2", "--checkpoints", a, b) == 0
     for folder in ("01_x", "02_x"):
-        assert sorted(os.listdir(tmp_path / "out" / "sgf" / folder)) == ["game_0001.sgf", "game_0002.sgf"]
+        assert sorted(os.listdir(tmp_path / "out" / "sgf" / folder)) == ["game_0001.sgf", "game_0002.sgf", "match.json"]
     assert match(tmp_path / "out2", "--games", "1", "--checkpoints", a, b, "--sgf-dir", str(tmp_path / "s")) == 0
     assert sorted(os.listdir(tmp_path / "s")) == ["01_x", "02_x"]
 
@@ -57,7 +57,7 @@ def test_a_rerun_of_fewer_games_moves_the_earlier_extra_games_aside(tmp_path, ca
     folder = tmp_path / "out" / "sgf" / "m"
     assert sorted(p.name for p in folder.glob("*.sgf")) == ["game_0001.sgf"]
     (archive,) = folder.glob("replaced-*")
-    assert sorted(p.name for p in archive.iterdir()) == ["game_0001.sgf", "game_0002.sgf", "game_0003.sgf"]
+    assert sorted(p.name for p in archive.iterdir()) == [*(f"game_{i:04d}.sgf" for i in (1, 2, 3)), "match.json"]
     assert "moved to" in capsys.readouterr().out
 
 
@@ -69,6 +69,51 @@ def test_player_names_are_escaped_in_the_sgf(tmp_path):
     for path in folder.glob("*.sgf"):
         root = sgf.Sgf_game.from_bytes(path.read_bytes()).get_root()
         assert {root.get("PB"), root.get("PW")} == {"agent", "x]y\\z.pt"}
+
+
+def test_a_stopped_match_resumed_plays_the_games_one_run_would(tmp_path, capsys):
+    """3 games, then --resume to 5: the first 3 files are kept, the last 2 are those of one 5-game run (both
+    players search without drawing, so that one run's games are known), and the results count all 5."""
+    a, b = tiny_model(tmp_path / "a.pt"), tiny_model(tmp_path / "b.pt")
+    torch.manual_seed(1)
+    save_checkpoint(GoNet(5, filters=8, blocks=1), b)  # another network: the games differ by colour
+    flags = ["--checkpoint", a, "--opponent", "checkpoint", "--opponent-checkpoint", b, "--sample-moves", "0"]
+    assert match(tmp_path / "one", "--games", "5", *flags) == 0
+    assert match(tmp_path / "two", "--games", "3", *flags) == 0
+    kept = {p.name: p.read_bytes() for p in (tmp_path / "two" / "sgf" / "a").glob("*.sgf")}
+    capsys.readouterr()
+    assert match(tmp_path / "two", "--games", "5", "--resume", *flags) == 0
+    assert "resumed: 3 games already played" in capsys.readouterr().out
+    one, two = (sorted((tmp_path / run / "sgf" / "a").glob("*.sgf")) for run in ("one", "two"))
+    assert [p.name for p in two] == [f"game_{i:04d}.sgf" for i in range(1, 6)]
+    assert all(kept[p.name] == p.read_bytes() for p in two[:3])
+    assert [p.read_bytes() for p in one] == [p.read_bytes() for p in two]
+    results = [json.loads((tmp_path / run / "results.json").read_text())[0] for run in ("one", "two")]
+    for what in ("all", "black", "white"):
+        assert results[0][what] == results[1][what]
+    assert results[1]["all"]["played"] == 5 and not list((tmp_path / "two" / "sgf" / "a").glob("replaced-*"))
+
+
+def test_resume_refuses_another_matchs_games_and_keeps_them(tmp_path, capsys):
+    model = tiny_model(tmp_path / "m.pt")
+    assert match(tmp_path / "out", "--games", "2", "--checkpoint", model) == 0
+    folder = tmp_path / "out" / "sgf" / "m"
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    capsys.readouterr()
+    assert match(tmp_path / "out", "--games", "4", "--checkpoint", model, "--resume", "--sims", "3") == 2
+    assert "played with sims 2, not 3" in one_sentence(capsys)
+    assert match(tmp_path / "out", "--games", "1", "--checkpoint", model, "--resume") == 2
+    assert "holds 2 games, more than --games 1" in one_sentence(capsys)
+    (folder / "game_0001.sgf").rename(folder / "game_0003.sgf")
+    assert match(tmp_path / "out", "--games", "4", "--checkpoint", model, "--resume") == 2
+    assert "has no game_0001.sgf" in one_sentence(capsys)
+    (folder / "game_0003.sgf").rename(folder / "game_0001.sgf")
+    (folder / "match.json").unlink()
+    assert match(tmp_path / "out", "--games", "4", "--checkpoint", model, "--resume") == 2
+    assert "no match.json" in one_sentence(capsys)
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == {k: v for k, v in before.items() if k != "match.json"}
+    # In an empty (or new) folder --resume simply starts the match.
+    assert match(tmp_path / "new", "--games", "1", "--checkpoint", model, "--resume") == 0
 
 
 @pytest.mark.parametrize("kind", ["folder", "fifo"])
