@@ -30,6 +30,11 @@ from there, as it reads the inputs and the value head.
 pairs (``Pair_Input.CubiePairs``: one table row per cubie slot) instead of a Linear on the stickers; the
 input is the same one-hot, so every solver reads it unchanged. Its checkpoint holds ``cubie_pair_input``.
 
+``residual_blocks`` R (``main.py --residual-blocks``; default 0, the original's plain stack) adds R residual
+blocks at the last hidden width after the hidden layers (``ResidualBlock``: two Linear + LayerNorm layers
+around a skip, CayleyPy's residual MLP): depth without the plain stack's fading gradients. A checkpoint
+records them in its layer names (``Cube_Checkpoints.residual_blocks_of``).
+
 Other puzzles: ``obs_dim`` and ``act_dim`` are the puzzle's (``Puzzles.Puzzle.obs_dim``: 144 for
 the 2x2, 324 for the 3x3; 12 actions for both). A checkpoint records them in its layer shapes,
 so ``model_from_state`` reads them from there, and ``load_model(..., puzzle=...)`` refuses a
@@ -56,6 +61,22 @@ from Rubik2x2Env import (
 from run.Checkpoints import CANONICAL_KEY, PAIR_KEY, SYMMETRY_KEY
 
 HIDDEN_SIZES = (512, 1024, 512, 128)
+
+
+class ResidualBlock(nn.Module):
+    """``relu(x + LayerNorm(W2 relu(LayerNorm(W1 x))))`` at one width. The last LayerNorm's scale starts at
+    zero, so a new block is the identity on the (non-negative) hidden layer it follows and training grows it."""
+
+    def __init__(self, width: int):
+        super().__init__()
+        self.inner = nn.Sequential(
+            nn.Linear(width, width), nn.LayerNorm(width), nn.ReLU(), nn.Linear(width, width), nn.LayerNorm(width)
+        )
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return F.relu(x + self.inner(x))
+
+
 OBS_DIM_2X2 = NUM_STICKERS * NUM_FACES  # 144: the inputs the canonicalising tables are built for
 
 
@@ -69,12 +90,15 @@ class PolicyValueNet(nn.Module):
         distance_classes: int = 0,
         hidden_sizes: tuple[int, ...] = HIDDEN_SIZES,
         pair_input: bool = False,
+        residual_blocks: int = 0,
     ):
         super().__init__()
         if (canonical_orientation or canonical_symmetry) and obs_dim != OBS_DIM_2X2:
             raise ValueError(f"canonical orientation and symmetry are the 2x2's ({OBS_DIM_2X2} inputs), not {obs_dim}")
         if not hidden_sizes or min(hidden_sizes) < 1:
             raise ValueError(f"hidden layer sizes must be at least one positive number, got {list(hidden_sizes)}")
+        if residual_blocks < 0:
+            raise ValueError(f"the residual blocks must be 0 or more, got {residual_blocks}")
         if distance_classes == 1 or distance_classes < 0:
             # One class always wins its softmax: the value would always be 1, and a one-row head
             # is what a scalar head saves, so a checkpoint could not tell the two apart.
@@ -87,6 +111,8 @@ class PolicyValueNet(nn.Module):
             first = CubiePairs(width, hidden) if pair_input and not layers else nn.Linear(width, hidden)
             layers += [first, nn.LayerNorm(hidden), nn.ReLU()]
             width = hidden
+        layers += [ResidualBlock(width) for _ in range(residual_blocks)]
+        self.residual_blocks = residual_blocks
         self.body = nn.Sequential(*layers)
         self.policy_head = nn.Linear(width, act_dim)
         # ``distance_classes`` K > 0 (beyond the original, ``main.py --distance-classes``): the
@@ -121,6 +147,9 @@ class PolicyValueNet(nn.Module):
             if isinstance(m, nn.Linear):
                 nn.init.kaiming_normal_(m.weight, nonlinearity="relu")
                 nn.init.zeros_(m.bias)
+        for block in self.modules():
+            if isinstance(block, ResidualBlock):
+                nn.init.zeros_(block.inner[-1].weight)
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """``x (B, 144)`` -> policy logits ``(B, 12)`` and value ``(B, 1)`` in [-1, 1].

@@ -64,6 +64,11 @@ def hidden_sizes_of(state: dict) -> tuple[int, ...]:
     return tuple(sizes) or HIDDEN_SIZES
 
 
+def residual_blocks_of(state: dict) -> int:
+    """How many ``ResidualBlock`` s follow the hidden layers of a state_dict (``body.<i>.inner.0.weight``)."""
+    return len({key.split(".")[1] for key in state if key.startswith("body.") and key.endswith(".inner.0.weight")})
+
+
 def is_canonical(state: dict) -> bool:
     """Whether a state_dict belongs to a ``PolicyValueNet(canonical_orientation=True)``."""
     return CANONICAL_KEY in state
@@ -92,6 +97,7 @@ def model_from_state(
             distance_classes=distance_classes_of(state) if "value_head.weight" in state else distance_classes,
             hidden_sizes=hidden_sizes_of(state),
             pair_input=PAIR_KEY in state,
+            residual_blocks=residual_blocks_of(state),
         )
     except ValueError as exc:
         raise CheckpointError(f"checkpoint '{path}' cannot be built: {exc}.") from None

@@ -336,7 +336,11 @@ def new_model(args: argparse.Namespace, device: torch.device) -> PolicyValueNet:
     torch.manual_seed(args.seed)
     puzzle = get_puzzle(args.puzzle)
     return PolicyValueNet(
-        puzzle.obs_dim, hidden_sizes=tuple(args.hidden_sizes), pair_input=args.input == "pairs", **network_flags(args)
+        puzzle.obs_dim,
+        hidden_sizes=tuple(args.hidden_sizes),
+        pair_input=args.input == "pairs",
+        residual_blocks=args.residual_blocks,
+        **network_flags(args),
     ).to(device)
 
 

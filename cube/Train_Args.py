@@ -190,6 +190,14 @@ FLAG_GROUPS: dict[str | None, list] = {
             choices=["stickers", "pairs"],
         ),
         Flag(
+            "--residual-blocks",
+            0,
+            "residual blocks at the last hidden width after the hidden layers (Policy_Value_Net.ResidualBlock: two "
+            "Linear + LayerNorm layers around a skip; 0 = the plain stack, the original); a saved network keeps "
+            "its own",
+            type=Cli.int_in(0, 64, "residual blocks"),
+        ),
+        Flag(
             "--double-estimate",
             False,
             "with --targets lookahead: value the chosen move's child a second time with the cube turned as a whole "

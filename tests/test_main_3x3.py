@@ -176,3 +176,19 @@ def test_the_shipped_3x3_model_solves_a_scramble_with_a_small_beam(tmp_path):
     result = json.loads(out.stdout)
     assert result["checkpoint"].endswith(os.path.join("pretrained", "rubik3x3_policy_value.pt"))
     assert result["solved"] and result["length"] <= 26, result
+
+
+@pytest.mark.slow
+def test_a_residual_network_trains_and_resumes_with_its_blocks(tmp_path):
+    """``--residual-blocks 2``: the run's network and its checkpoint hold the blocks; the same command continues
+    the run, and one without the flag is refused in one sentence (a run keeps its flags)."""
+    flags = [*TINY_3X3, "--residual-blocks", "2", "--skip-eval"]
+    assert run_main(tmp_path, *flags, "--num-iters", "1").returncode == 0
+    model = load_model(str(tmp_path / "m.pt"), puzzle="3x3")
+    assert (model.hidden_sizes, model.residual_blocks) == ((64, 32), 2)
+    other = run_main(tmp_path, *TINY_3X3, "--num-iters", "2", "--skip-eval")
+    assert other.returncode == 2 and "--residual-blocks 2" in other.stderr
+    again = run_main(tmp_path, *flags, "--num-iters", "2")
+    assert again.returncode == 0, again.stderr
+    assert [line.split()[1] for line in again.stdout.splitlines() if line.startswith("iter ")] == ["2/2"]
+    assert load_model(str(tmp_path / "m.pt"), puzzle="3x3").residual_blocks == 2

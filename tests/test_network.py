@@ -546,3 +546,29 @@ def test_distance_network_reads_its_value_from_the_expected_class(states, tmp_pa
     loaded = load_model(str(path))
     assert loaded.distance_classes == 16 and torch.equal(loaded(x)[1], value)
     assert PolicyValueNet().distance_classes == 0 and distance_classes_of(PolicyValueNet().state_dict()) == 0
+
+
+def test_residual_blocks_start_as_the_identity_and_their_checkpoint_rebuilds_them(states, tmp_path):
+    """``residual_blocks`` R: R blocks at the last width after the hidden layers; each starts as the identity
+    (its last LayerNorm's scale zero), so with a plain stack's weights it reads as that stack; once trained
+    (here: weights perturbed) a checkpoint rebuilds the blocks from its layer names and reads the same."""
+    torch.manual_seed(0)
+    plain = PolicyValueNet(hidden_sizes=(64, 32)).eval()
+    torch.manual_seed(0)
+    deep = PolicyValueNet(hidden_sizes=(64, 32), residual_blocks=2).eval()
+    assert deep.residual_blocks == 2 and len(linears(deep)) == len(linears(plain)) + 4
+    x = torch.from_numpy(states)
+    with torch.no_grad():
+        deep.load_state_dict({**deep.state_dict(), **plain.state_dict()})  # the blocks keep their new weights
+        assert all(torch.equal(a, b) for a, b in zip(plain(x), deep(x)))
+        for p in deep.parameters():
+            p.add_(0.05 * torch.randn_like(p))
+    path = tmp_path / "deep.pt"
+    save_checkpoint(deep, str(path))
+    loaded = load_model(str(path))
+    assert loaded.residual_blocks == 2 and loaded.hidden_sizes == (64, 32) and same_weights(deep, loaded)
+    with torch.no_grad():
+        assert all(torch.equal(a, b) for a, b in zip(deep(x), loaded(x)))
+        assert not torch.equal(deep(x)[1], plain(x)[1])  # the blocks now change what it reads
+    with pytest.raises(ValueError, match="residual"):
+        PolicyValueNet(residual_blocks=-1)
