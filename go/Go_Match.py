@@ -278,11 +278,8 @@ MATCH_FILE = "match.json"
 
 
 def file_sha256(path: str) -> str:
-    digest = hashlib.sha256()
     with open(path, "rb") as file:
-        for block in iter(lambda: file.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(file, "sha256").hexdigest()
 
 
 def match_settings(args: argparse.Namespace, path: str, komi: float) -> dict:
@@ -347,23 +344,22 @@ def json_safe(value):
     return value
 
 
-def match_one(args: argparse.Namespace, path: str, sgf_dir: str, earlier: list[GameRecord]) -> dict:
+def match_one(args: argparse.Namespace, path: str, sgf_dir: str, settings: dict, earlier: list[GameRecord]) -> dict:
     """The match of the model ``path`` (None: the board's model file, here or in pretrained/), its games in
-    ``sgf_dir`` after the ``earlier`` ones there (``--resume``): printed, and its summaries (overall, as Black,
-    as White)."""
+    ``sgf_dir`` after the ``earlier`` ones there (``--resume``), its ``match_settings`` written beside them:
+    printed, and its summaries (overall, as Black, as White)."""
     path = agent_checkpoint(path, args.game)
     model = load_go_model(path, args.game, args.device)
     game = match_game(args, model.game_options, args.opponent)
-    rng = np.random.default_rng(args.seed)
+    # Resumed: a fresh generator for the rest (the same games as one run where no choice is random).
+    rng = np.random.default_rng([args.seed, len(earlier)] if earlier else args.seed)
     os.makedirs(sgf_dir, exist_ok=True)
-    if earlier:  # a fresh generator for the rest (the same games as one run where no choice is random)
-        rng = np.random.default_rng([args.seed, len(earlier)])
     agent = TimedPlayer(agent_from_args(model, args, sample_moves=sampled_until(args), rng=rng, device=args.device))
     opponent = make_opponent(args, rng, agent)
     archive = None if args.resume else archive_old_games(sgf_dir)
     if archive is not None:
         print(f"  an earlier run's SGF files moved to {archive}/")
-    write_json(os.path.join(sgf_dir, MATCH_FILE), match_settings(args, path, game.komi))
+    write_json(os.path.join(sgf_dir, MATCH_FILE), settings)
     opening = args.opening_actions
     given = " ".join(format_vertex(a, game.size) for a in opening)
     start = f", from the opening {given}" if opening else ""
@@ -541,11 +537,12 @@ def match_main(argv=None) -> int:
         folders = sgf_dirs(args, paths)
         check_outputs(args, folders)
         komi = match_game(args, {}, args.opponent).komi
+        settings = [match_settings(args, path, komi) for path in paths]
         earlier = [  # every folder checked before the first game
-            earlier_games(folder, match_settings(args, path, komi), args.games, args.game) if args.resume else []
-            for path, folder in zip(paths, folders)
+            earlier_games(folder, done, args.games, args.game) if args.resume else []
+            for folder, done in zip(folders, settings)
         ]
-        results = [match_one(args, *todo) for todo in zip(paths, folders, earlier)]
+        results = [match_one(args, *todo) for todo in zip(paths, folders, settings, earlier)]
         write_json(os.path.join(args.out_dir, "results.json"), json_safe(results))
         if len(results) > 1:
             plot_win_rates(results, os.path.join(args.out_dir, "win_rate.png"))
