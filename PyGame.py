@@ -14,8 +14,8 @@ instead: ``greedy``, ``beam`` and ``astar`` answer almost at once, ``bestfirst``
 model, ``gumbel`` searches ``--sims`` simulations per move. The window names the solver.
 
 ``--puzzle 3x3`` shows the 3x3 (``Puzzles.py``): the same window with nine stickers a face,
-solved with ``--solver`` greedy, beam, astar or bestfirst (MCTS and Gumbel search the 2x2 only
-so far; without ``--solver``, the multi-view mixed beam of docs/puzzles.md) and the model
+solved with any ``--solver`` (MCTS move by move as on the 2x2; without ``--solver``, the
+multi-view mixed beam of docs/puzzles.md) and the model
 ``rubik3x3_policy_value.pt`` (or ``--checkpoint``). Beside a solution it shows kociemba's two-phase
 length in quarter turns instead of the 2x2's optimal length.
 
@@ -59,7 +59,6 @@ from cube.Solvers import (
     add_solver_arguments,
     options_from_args,
     resolve_solver,
-    solver_puzzle_problem,
 )
 from gui.Cube_View import CubeView
 from gui.Gui_Solve import DEFAULT_MAX_STEPS, DEFAULT_SIMS, OptimalOracle, SolveWorker
@@ -666,9 +665,6 @@ def checked_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> argpar
     if args.max_steps is None:
         args.max_steps = get_puzzle(args.puzzle).default_max_moves  # the 2x2's: DEFAULT_MAX_STEPS
     resolve_solver(args)  # no --solver: the puzzle's default solver and budgets
-    problem = solver_puzzle_problem(args.solver, args.puzzle)
-    if problem:
-        p.error(problem)
     if args.sims < 1 or args.max_steps < 1:
         p.error("--sims and --max-steps must be at least 1")
     if args.scramble is not None:

@@ -241,9 +241,11 @@ def play_greedy(
     progress: bool = False,
     desc: str = "eval",
     mcts: MCTS | None = None,
+    game: str | Game | None = None,
 ) -> EpisodeResults:
-    """Greedy MCTS episodes from all ``start_cubes (E, 24)`` in one lockstep batch, as
-    ``evaluate.py`` plays them (``model`` in eval mode meanwhile; None: ``mcts`` searches)."""
+    """Greedy MCTS episodes from all ``start_cubes`` (E positions of ``game``, default the 2x2's
+    ``(E, 24)`` cubes) in one lockstep batch, as ``evaluate.py`` plays them (``model`` in eval mode
+    meanwhile; None: ``mcts`` searches, and its game is played)."""
     with eval_mode(model) if model is not None else contextlib.nullcontext():
         return play_episodes(
             model,
@@ -258,6 +260,7 @@ def play_greedy(
             progress=progress,
             desc=desc,
             mcts=mcts,
+            game=game,
         )
 
 
@@ -270,10 +273,11 @@ def greedy_solve(
     device=None,
     c_puct: float | None = None,
     evaluator: Evaluator | None = None,
+    game: str | Game | None = None,
 ) -> Iterator[int]:
-    """Solve the cube of ``env`` (a ``Rubik2x2Env``) by greedy MCTS, the way ``test.py``
-    and the GUI do: yields each move after playing it on ``env``, until the cube is solved
-    or ``max_steps`` moves were played.
+    """Solve the cube of ``env`` (a cube env of ``game``: default the 2x2 and its ``Rubik2x2Env``)
+    by greedy MCTS, the way ``test.py`` and the GUI do: yields each move after playing it on ``env``,
+    until the cube is solved or ``max_steps`` moves were played.
 
     Every move is a fresh search (as the original) from the env's cube AND its move
     history: the mask of the root's children depends on the last move and how often that
@@ -282,7 +286,7 @@ def greedy_solve(
     ``evaluator`` replaces the network (the GUI wraps it to cancel a solve).
     With a single simulation no root move gets a visit: the first legal move is played.
     """
-    mcts = MCTS(model, c_puct=c_puct, num_simulations=num_simulations, device=device, evaluator=evaluator)
+    mcts = MCTS(model, c_puct=c_puct, num_simulations=num_simulations, device=device, evaluator=evaluator, game=game)
     for _ in range(max_steps):
         state = mcts.game.new_states(env.cube[None], np.array([env.last_action]), np.array([env.face_count]))
         if mcts.game.is_terminal(state)[0]:

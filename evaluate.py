@@ -36,9 +36,10 @@ solution (``Optimal_Solver.py``): ``mean_ratio_to_optimal`` is the mean of
 ``moves played / optimal moves`` over the solved episodes (1.0 = always optimal).
 
 ``--puzzle 3x3`` evaluates the 3x3 (``Puzzles.py``) by scramble length (1..26 by default), on
-a scramble file, or with ``--uniform N`` on N uniformly random positions, with ``--solver``
-greedy, beam, astar or bestfirst and the model ``rubik3x3_policy_value.pt`` (or
-``--checkpoint``); results go to ``training_logs_3x3/`` unless ``--log-dir`` says otherwise.
+a scramble file, or with ``--uniform N`` on N uniformly random positions, with any ``--solver``
+(mcts and gumbel play it through the same game interface as the 2x2) and the model
+``rubik3x3_policy_value.pt`` (or ``--checkpoint``); results go to ``training_logs_3x3/`` unless
+``--log-dir`` says otherwise.
 No exact distances exist for it, so ``optimal`` is null and the reference is kociemba's
 two-phase solution, in quarter turns: ``kociemba`` per scramble, ``mean_kociemba`` and
 ``mean_ratio_to_kociemba`` per group (an upper bound on the optimal length, so a ratio below 1
@@ -113,7 +114,6 @@ from cube.Solvers import (
     check_network,
     options_from_args,
     resolve_solver,
-    solver_puzzle_problem,
     solver_settings,
 )
 from go import Go_Args, Go_Match
@@ -172,10 +172,10 @@ class ScrambleEvaluator:
     of every ``play`` into contiguous chunks, one per worker, after they were drawn here.
 
     ``puzzle`` (``Puzzles``; default the 2x2): which cube. The model file looked up is the
-    puzzle's, a model for another cube is refused (``CheckpointError``, or ValueError for an
-    in-memory one), and so is a solver that cannot search it (ValueError). The 3x3 has no exact
-    distances: its results carry kociemba's lengths instead (``lengths_of``), and
-    ``evaluate_by_distance`` and ``evaluate_all_positions`` are the 2x2's only.
+    puzzle's, and a model for another cube is refused (``CheckpointError``, or ValueError for an
+    in-memory one); every solver plays every puzzle. The 3x3 has no exact distances: its results
+    carry kociemba's lengths instead (``lengths_of``), and ``evaluate_by_distance`` and
+    ``evaluate_all_positions`` are the 2x2's only.
     """
 
     def __init__(
@@ -195,9 +195,6 @@ class ScrambleEvaluator:
         if n_runs < 1:
             raise ValueError("n_runs must be at least 1")
         self.puzzle = get_puzzle(puzzle)
-        problem = solver_puzzle_problem(solver, self.puzzle)
-        if problem:
-            raise ValueError(problem)
         self.solver = solver
         self.solver_options = solver_options if solver_options is not None else SolverOptions()
         self.model_path = None
@@ -547,7 +544,6 @@ def _check_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
         ),
         (exact or not args.by_distance, f"--by-distance needs the 2x2's exact distances; the {args.puzzle} has none"),
         (exact or not args.all_positions, f"--all-positions is the 2x2's; the {args.puzzle} has too many positions"),
-        (solver_puzzle_problem(args.solver, args.puzzle) is None, solver_puzzle_problem(args.solver, args.puzzle)),
         (not (args.all_positions and (args.by_distance or args.scrambles)), "--all-positions is a mode of its own"),
         (args.sample is None or args.all_positions, "--sample is for --all-positions"),
         (args.sample is None or args.sample >= 1, "--sample must be at least 1"),

@@ -405,10 +405,11 @@ def evaluate_model(args: argparse.Namespace, model: PolicyValueNet, device, prog
     more = {}
     if args.eval_solver != "mcts":
         rank = "policy" if args.targets == "scramble" else "value"
-        more = dict(solver=args.eval_solver, solver_options=SolverOptions(beam_rank=rank), puzzle=args.puzzle)
+        more = dict(solver=args.eval_solver, solver_options=SolverOptions(beam_rank=rank))
     evaluator = ScrambleEvaluator(
-        model=model, device=device, n_runs=args.eval_runs, log_dir=args.log_dir, seed=args.seed, **more
-    )
+        model=model, device=device, n_runs=args.eval_runs, log_dir=args.log_dir, seed=args.seed, puzzle=args.puzzle,
+        **more,
+    )  # fmt: skip
     results = evaluator.evaluate_scramble_range(
         args.eval_min_len, args.eval_max_len, args.eval_sims, args.eval_max_steps, progress=progress
     )

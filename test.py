@@ -12,8 +12,8 @@ seed is given one is drawn and printed, so any run can be repeated), or with an 
 ``Solvers.py``); the moves are then printed one by one the same way. Every run ends with the
 states the solver generated (MCTS: simulations) and the seconds it took.
 
-``--puzzle 3x3`` plays the 3x3 instead (``--solver`` greedy, beam, astar or bestfirst; mcts and
-gumbel search the 2x2 only so far; without ``--solver``, the multi-view mixed beam of docs/puzzles.md), with
+``--puzzle 3x3`` plays the 3x3 instead (any ``--solver``, MCTS move by move as on the 2x2; without
+``--solver``, the multi-view mixed beam of docs/puzzles.md), with
 ``pretrained/rubik3x3_policy_value.pt`` or ``--checkpoint``; the reference length is then kociemba's
 two-phase solution in quarter turns (``kociemba`` in the JSON), there being no exact optimal solver for it.
 """
@@ -42,7 +42,6 @@ from cube.Solvers import (
     options_from_args,
     resolve_solver,
     solve_cubes,
-    solver_puzzle_problem,
 )
 from go import Go_Args, Go_Match
 from Optimal_Solver import get_solver
@@ -132,11 +131,8 @@ def run_one_episode(
         say(f"Step {len(actions)}: move {MOVE_NAMES[action]} (index {action})")
         say(env.as_ascii())
 
-    problem = solver_puzzle_problem(solver, puzzle)
-    if problem:
-        raise ValueError(problem)
     if solver == "mcts":
-        seconds = _play_mcts(model, env, num_simulations, max_steps, device, c_puct, show)
+        seconds = _play_mcts(model, env, num_simulations, max_steps, device, c_puct, puzzle, show)
         nodes = len(actions) * num_simulations
     else:
         opts = dataclasses.replace(options or SolverOptions(), sims=num_simulations, max_moves=max_steps, c_puct=c_puct)
@@ -176,11 +172,11 @@ def _outcome_text(
     return f"Solved in {_moves(len(actions))}{extra}: {format_moves(actions) or '(already solved)'}"
 
 
-def _play_mcts(model, env, num_simulations: int, max_steps: int, device, c_puct: float, show) -> float:
-    """Play ``Self_Play.greedy_solve``'s moves on ``env``, calling ``show(action)`` after each:
-    the seconds spent searching (the printing between moves not counted)."""
+def _play_mcts(model, env, num_simulations: int, max_steps: int, device, c_puct: float, puzzle: Puzzle, show) -> float:
+    """Play ``Self_Play.greedy_solve``'s moves on ``env`` (a cube of ``puzzle``), calling ``show(action)``
+    after each: the seconds spent searching (the printing between moves not counted)."""
     seconds = 0.0
-    moves = greedy_solve(model, env, num_simulations, max_steps, device=device, c_puct=c_puct)
+    moves = greedy_solve(model, env, num_simulations, max_steps, device=device, c_puct=c_puct, game=puzzle)
     while True:
         began = time.perf_counter()
         action = next(moves, None)
@@ -264,9 +260,6 @@ def parse_args(argv=None) -> argparse.Namespace:
     for ok, message in checks:
         if not ok:
             p.error(message)
-    problem = solver_puzzle_problem(args.solver, args.puzzle)
-    if problem:
-        p.error(problem)
     return args
 
 

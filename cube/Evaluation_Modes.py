@@ -91,7 +91,7 @@ def play_cubes(
             )
         )
     elif solver == "mcts":
-        run = _play_mcts(model, start_cubes, options, device, progress, desc)
+        run = _play_mcts(model, start_cubes, options, device, puzzle, progress, desc)
     else:
         run = _solve_in_chunks(solver, start_cubes, options, model, device, puzzle, progress, desc)
     if not np.array_equal(replay_solved(run.start_cubes, run.actions, puzzle), run.solved):
@@ -99,9 +99,11 @@ def play_cubes(
     return run
 
 
-def _play_mcts(model, start_cubes: np.ndarray, options: SolverOptions, device, progress: bool, desc: str) -> SolverRun:
-    """``play_greedy`` of every cube in one lockstep batch, as a ``SolverRun`` (nodes: the
-    simulations of the moves played; seconds: the batch's time shared evenly)."""
+def _play_mcts(
+    model, start_cubes: np.ndarray, options: SolverOptions, device, puzzle: Puzzle, progress: bool, desc: str
+) -> SolverRun:
+    """``play_greedy`` of every cube of ``puzzle`` in one lockstep batch, as a ``SolverRun`` (nodes:
+    the simulations of the moves played; seconds: the batch's time shared evenly)."""
     run = play_greedy(
         model,
         start_cubes,
@@ -112,6 +114,7 @@ def _play_mcts(model, start_cubes: np.ndarray, options: SolverOptions, device, p
         c_puct=options.c_puct,
         progress=progress,
         desc=desc,
+        game=puzzle,
     )
     return SolverRun(
         **{f.name: getattr(run, f.name) for f in dataclasses.fields(EpisodeResults)},

@@ -79,12 +79,9 @@ class Puzzle:
     uniform_optimal_mean: float | None = None
     #: The solver the scripts use when no ``--solver`` is given, and the budgets it then gets for
     #: the flags not given (``Solvers.SolverOptions`` field -> value): the 2x2's is the original's
-    #: MCTS with its defaults (the scripts' MCTS and Gumbel paths: the 2x2 only, see ``script_searches``).
+    #: MCTS with its defaults.
     default_solver: str = "mcts"
     default_solver_options: Mapping[str, object] = field(default_factory=dict, hash=False)
-    #: The scripts' own MCTS and Gumbel paths (evaluate.py, test.py, the GUI's move-by-move search)
-    #: take this puzzle; ``Solvers.solve_cubes`` runs those solvers on any puzzle.
-    script_searches: bool = True
 
     # -- sizes and tables -------------------------------------------------------------
     @property
@@ -281,7 +278,6 @@ PUZZLES = {
         # within 25 s (the issue's median is 30 s): the configuration measured in docs/puzzles.md (why:
         # docs/design_notes.md, "the 3x3's default solver").
         default_solver="beam",
-        script_searches=False,
         default_solver_options=MappingProxyType(
             {
                 "beam_width": 4000,

@@ -30,9 +30,9 @@ at a time: each cube's own time).
 Puzzles: every solver takes ``puzzle`` (a ``Puzzles.Puzzle`` or its name; default the 2x2) and
 reads from it the stickers, moves, solved test, encoding and state keys. A 3x3 state key is
 exact too, two int64 fields (its 48 moving stickers do not fit one); the searches only sort,
-compare and hash keys, so both kinds work alike. The scripts' own MCTS paths (evaluate.py,
-test.py, the GUI's move-by-move search) take only the puzzles whose ``script_searches`` is set;
-``solver_puzzle_problem`` says so in one sentence.
+compare and hash keys, so both kinds work alike. The scripts' own MCTS paths (evaluate.py's
+lockstep batch, test.py's and the GUI's move-by-move search) play the puzzle through the same game
+interface, so every solver runs on every puzzle in every script.
 
 Functions instead of a model, the value scale and move histories: see ``Solver_Base``. Every
 solver plays only moves the env's mask allows (``legal_action_mask``), so its solutions can be
@@ -384,8 +384,7 @@ class SolverSpec:
     #: ``evaluate_once(value_fn)``: the same values, fewer network rows.
     value_search: bool = False
     #: It searches with the model itself through the game interface (``MCTS_Core``, ``Gumbel_MCTS``),
-    #: every cube from a fresh move history, as the evaluation plays it; the scripts' own paths for
-    #: it take only the puzzles whose ``script_searches`` is set.
+    #: every cube from a fresh move history, as the evaluation plays it.
     game_search: bool = False
     #: Its ``run`` takes ``siblings`` (``Solver_Views.solve_from_views``) and stops a cube's other views
     #: once one has solved it: the beam, whose views all advance a depth a round.
@@ -493,20 +492,6 @@ def solve_cubes(
     if opts.first_width and "first_width" in spec.fields:
         return solve_anytime(search, cubes, last, count, opts)
     return search(cubes, last, count, opts)
-
-
-def solver_puzzle_problem(name: str, puzzle: Puzzle | str | None = None) -> str | None:
-    """Why the scripts cannot solve ``puzzle`` with solver ``name`` (one sentence for the user),
-    or None: their own paths for a game search take only the puzzles with ``script_searches``."""
-    puzzle, spec = get_puzzle(puzzle), SOLVERS.get(name)
-    if spec is None or not spec.game_search or puzzle.script_searches:
-        return None
-    able = " and the ".join(p.name for p in PUZZLES.values() if p.script_searches)
-    *others, last = [n for n, s in SOLVERS.items() if not s.game_search]
-    return (
-        f"--solver {name} searches the {able} only so far; "
-        f"solve the {puzzle.name} with --solver {', '.join(others)} or {last}"
-    )
 
 
 # --------------------------------------------------------------------------- command line

@@ -10,7 +10,7 @@ import argparse
 
 from cube.Puzzles import C_PUCT, PUZZLES, add_puzzle_flag, get_puzzle
 from cube.Seed_System_Targets import SEED_TARGETS
-from cube.Solvers import SOLVER_NAMES, solver_puzzle_problem
+from cube.Solvers import SOLVER_NAMES
 from engine import Precision
 from engine.Gumbel_Self_Play import BOOTSTRAP_STEPS, SEARCH_VALUE_TARGETS, SEARCH_VALUES
 from engine.Search_Tree import SEARCHES
@@ -397,7 +397,7 @@ def parse_args(argv=None, description: str | None = None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     puzzle = get_puzzle(args.puzzle)
     fill_puzzle_defaults(args, puzzle)
-    for ok, message in [*puzzle_checks(args, puzzle), *flag_checks(args, puzzle)]:
+    for ok, message in [*puzzle_checks(args, puzzle), *flag_checks(args)]:
         if not ok:
             parser.error(message)
     args.sims = args.sims * 3 if len(args.sims) == 1 else args.sims  # one number: every scramble length
@@ -438,7 +438,7 @@ def puzzle_checks(args: argparse.Namespace, puzzle) -> list[tuple[bool, str]]:
     ]
 
 
-def flag_checks(args: argparse.Namespace, puzzle) -> list[tuple[bool, str]]:
+def flag_checks(args: argparse.Namespace) -> list[tuple[bool, str]]:
     """``(ok, message)`` for every rule between flags, first to last: the first broken one is the error."""
     return [
         (args.lr_end > 0 and args.warmup_iters >= 0, "--lr-end must be positive and --warmup-iters 0 or more"),
@@ -454,10 +454,6 @@ def flag_checks(args: argparse.Namespace, puzzle) -> list[tuple[bool, str]]:
             not (args.value_loss == "distance" and args.targets == "diffusion" and args.walk_len)
             or args.distance_classes > args.walk_len,
             "--distance-classes must exceed --walk-len: class k holds the walks of k moves",
-        ),
-        (
-            solver_puzzle_problem(args.eval_solver, puzzle) is None,
-            f"--eval-solver: {solver_puzzle_problem(args.eval_solver, puzzle)}",
         ),
         (
             args.distance_classes != 1,

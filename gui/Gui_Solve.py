@@ -17,7 +17,7 @@ import numpy as np
 from cube.Puzzles import C_PUCT, Puzzle, get_puzzle
 from cube.Solvers import SolverOptions, network_fns, solve_cubes
 from MCTS_Core import NetworkEvaluator
-from Rubik2x2Env import Rubik2x2Env, format_moves
+from Rubik2x2Env import format_moves
 from run.Cli import MAX_MOVES
 from Self_Play import greedy_solve
 
@@ -39,22 +39,25 @@ def solve_with_mcts(
     cancel: threading.Event | None = None,
     on_move: Callable[[int], None] | None = None,
     c_puct: float = C_PUCT,
+    puzzle: Puzzle | str | None = None,
 ):
-    """Greedy MCTS from ``env``'s cube, one search per move, as in the original.
+    """Greedy MCTS from ``env``'s cube (of ``puzzle``, default the 2x2), one search per move, as in
+    the original.
 
-    Copies the cube and its move history into a temporary masked env (``env`` is not
+    Copies the cube and its move history into a temporary masked env of the puzzle (``env`` is not
     changed) and plays ``Self_Play.greedy_solve`` (the solve ``test.py`` runs) until solved
     or ``max_steps`` moves. Returns
     ``(actions, formula)``. Beyond the original: ``cancel`` (a ``threading.Event``, checked
     between moves and before each network call; a cancelled solve returns the moves found
     so far) and ``on_move(action)`` (progress for the GUI).
     """
+    puzzle = get_puzzle(puzzle)
     base = getattr(env, "unwrapped", env)
-    work = Rubik2x2Env(scramble_len=0, max_steps=max_steps, use_action_mask=True)
+    work = puzzle.make_env(scramble_len=0, max_steps=max_steps, use_action_mask=True)
     work.set_state(np.asarray(base.cube), getattr(base, "last_action", None), getattr(base, "face_count", 0))
     # One evaluator for the whole solve: its cache of network outputs carries over between
     # moves (the tree itself is rebuilt every move, as in the original).
-    network = NetworkEvaluator(model, device)
+    network = NetworkEvaluator(model, device, game=puzzle)
 
     def evaluate(cubes):
         # Checking the flag before every network call too makes Cancel take effect within
@@ -66,7 +69,7 @@ def solve_with_mcts(
     actions: list[int] = []
     try:
         for action in greedy_solve(
-            model, work, num_simulations, max_steps, device=device, c_puct=c_puct, evaluator=evaluate
+            model, work, num_simulations, max_steps, device=device, c_puct=c_puct, evaluator=evaluate, game=puzzle
         ):
             actions.append(action)
             if on_move is not None:
@@ -174,12 +177,12 @@ class SolveWorker(threading.Thread):
 
     def run(self) -> None:
         try:
-            if self.solver == "mcts":  # the 2x2's (solver_puzzle_problem)
-                env = Rubik2x2Env(scramble_len=0)
+            if self.solver == "mcts":  # move by move, each move shown as soon as it is found
+                env = self.puzzle.make_env(scramble_len=0)
                 env.set_state(self.start_cube)
                 actions, _ = solve_with_mcts(
                     env, self.model, self.device, self.num_simulations, self.max_steps,
-                    cancel=self.cancel_event, on_move=self._on_move,
+                    cancel=self.cancel_event, on_move=self._on_move, puzzle=self.puzzle,
                 )  # fmt: skip
                 self.nodes = len(actions) * self.num_simulations
             else:

@@ -596,12 +596,10 @@ def test_3x3_scripted_solve_saves_a_screenshot_of_the_solved_cube(tmp_path):
     assert_3x3_screen_shows(pygame.image.load(str(shot)), E3.solved_cube())
 
 
-def test_3x3_refuses_mcts_and_a_2x2_model(make_app, checkpoints, capsys):
-    with pytest.raises(SystemExit) as exc:
-        PyGame.parse_args(["--puzzle", "3x3", "--solver", "mcts"])
-    err = capsys.readouterr().err
-    assert exc.value.code == 2 and "--solver mcts searches the 2x2 only so far" in err and err.count("\n") == 1
-    assert PyGame.parse_args(["--puzzle", "3x3", "--solver", "beam"]).max_steps == 100
+def test_3x3_takes_every_solver_and_refuses_a_2x2_model(make_app, checkpoints):
+    for name in ("mcts", "gumbel", "beam"):
+        args = PyGame.parse_args(["--puzzle", "3x3", "--solver", name, "--sims", "30"])
+        assert (args.solver, args.sims, args.max_steps) == (name, 30, 100)
     # No --solver (the README's `PyGame.py --puzzle 3x3`): the 3x3's default, the mixed beam of 4,000 from 8 views
     default = PyGame.parse_args(["--puzzle", "3x3"])
     options = PyGame.options_from_args(default)
@@ -610,3 +608,84 @@ def test_3x3_refuses_mcts_and_a_2x2_model(make_app, checkpoints, capsys):
     assert app.model is None and "network for the 2x2, not the 3x3" in app.model_error
     click(app, "R")  # manual moves still work
     assert app.cube.shape == (6, 3, 3) and not app.puzzle.model.is_solved(app.cube)
+
+
+# --------------------------------------------------------------------------- MCTS on the 3x3
+#: The shipped 3x3 network: it solves short scrambles with a few simulations a move.
+SHIPPED_3X3 = REPO / "pretrained" / "rubik3x3_policy_value.pt"
+
+
+def test_3x3_mcts_solves_in_the_window_then_plays_the_moves(make_app):
+    from cube import Rubik3x3Env as E3
+
+    app = make_app(SHIPPED_3X3, puzzle="3x3", solver="mcts", sims=30, anim_ms=60)
+    assert app.model is not None and app.uses_sims
+    app.scramble(parse_moves("R U F'"))
+    click(app, "Solve")
+    run_until(app, lambda: not app.thinking)
+    assert app.animating and np.array_equal(app.cube, app.solution_start)  # found, not played yet
+    assert "(mcts, 90 simulations)" in app.message[0]  # 3 moves of 30 simulations
+    run_until(app, lambda: app.idle())
+    assert E3.is_solved(app.cube) and app.solution == parse_moves("F U' R'")
+    assert "Solved in 3 moves" in app.message[0]
+    assert_3x3_screen_shows(app.screen, app.cube)
+
+
+def test_3x3_mcts_cancel_stops_the_search_and_keeps_the_cube(make_app, net3):
+    app = make_app(net3, puzzle="3x3", solver="mcts", sims=3200, max_steps=100)
+    app.scramble(12)
+    before = app.cube.copy()
+    click(app, "Solve")
+    worker = app.worker
+    assert app.thinking
+    press(app, pygame.K_ESCAPE)
+    assert not app.thinking and "cancelled" in app.message[0]
+    worker.join(timeout=3.0)
+    assert not worker.is_alive(), "the worker should stop within a network call"
+    assert np.array_equal(app.cube, before) and app.solution == [] and not app.animating
+
+
+def test_3x3_solve_with_mcts_reports_each_move_as_it_is_found(net3):
+    """The move-by-move search on the 3x3: ``on_move`` hears every move as soon as the search commits to it,
+    and a cancel between moves keeps the moves found so far (a random network wanders: many moves)."""
+    import threading
+
+    from cube import Rubik3x3Env as E3
+    from cube.Cube_Checkpoints import load_model
+
+    model = load_model(str(net3), puzzle="3x3")
+    env = E3.Rubik3x3Env()
+    env.reset(options={"scramble": "R U F' L D"})
+    start = env.cube.copy()
+    heard, cancel = [], threading.Event()
+
+    def on_move(action):
+        heard.append(action)
+        if len(heard) == 2:
+            cancel.set()
+
+    actions, formula = Gui_Solve.solve_with_mcts(
+        env, model, "cpu", num_simulations=8, max_steps=20, cancel=cancel, on_move=on_move, puzzle="3x3"
+    )
+    assert actions == heard and len(actions) == 2 and formula == " ".join(MOVE_NAMES[a] for a in actions)
+    assert np.array_equal(env.cube, start)  # the caller's env is left alone
+
+
+def test_3x3_gui_and_test_py_play_the_same_moves(net3):
+    """One MCTS solve path on the 3x3 too: the GUI and test.py give the same moves."""
+    import importlib.util
+
+    from cube import Rubik3x3Env as E3
+    from cube.Cube_Checkpoints import load_model
+
+    spec = importlib.util.spec_from_file_location("rubik_test_runner_gui3", Path(PyGame.__file__).with_name("test.py"))
+    runner = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(runner)
+    model = load_model(str(net3), puzzle="3x3")
+    record = runner.run_one_episode(
+        model, "cpu", num_simulations=10, max_steps=8, scramble="R U F'", out=None, puzzle="3x3"
+    )
+    env = E3.Rubik3x3Env()
+    env.reset(options={"scramble": "R U F'"})
+    actions, _ = Gui_Solve.solve_with_mcts(env, model, "cpu", num_simulations=10, max_steps=8, puzzle="3x3")
+    assert actions == record["actions"] and len(actions) >= 1

@@ -102,7 +102,6 @@ def test_options_only_the_2x2_has_are_refused_in_one_sentence(args, flag, capsys
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--recipe", "3x3", "--eval-solver", "mcts"], "--solver mcts searches the 2x2 only so far"),
         (["--recipe", "3x3", "--time-budget", "0"], "--lr-schedule cosine-time anneals over the --time-budget"),
         (["--recipe", "3x3", "--distance-classes", "20"], "--distance-classes must exceed --walk-len"),
         (["--walk-len", "5"], "--walk-len is for --targets adi, scramble or diffusion"),
@@ -150,6 +149,22 @@ def test_3x3_diffusion_run_writes_its_outputs_and_resumes_like_an_uninterrupted_
     assert a["losses"] == pytest.approx(b["losses"], rel=1e-5)
     state = torch.load(tmp_path / "b" / "m.train_state.pt", weights_only=True)
     assert "optimizer" in state  # the recipe keeps one Adam for the run
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("solver", ["mcts", "gumbel"])
+def test_3x3_run_evaluates_with_the_game_searches(solver, tmp_path):
+    """``--eval-solver mcts`` (or gumbel) on the 3x3: the final evaluation searches the 3x3 with the run's network
+    (kociemba's lengths beside), 4 simulations a move for at most 3 moves."""
+    assert parse_args(["--recipe", "3x3", "--eval-solver", solver]).eval_solver == solver
+    flags = ["--num-iters", "1", "--eval-solver", solver, "--eval-sims", "4", "--eval-max-steps", "3"]
+    out = run_main(tmp_path, *TINY_3X3, *flags)
+    assert out.returncode == 0, out.stderr
+    assert "Evaluation: len 1: " in out.stdout
+    rows = json.loads((tmp_path / "logs" / "eval_scramble_result.json").read_text())
+    assert [r["scramble_len"] for r in rows] == [1, 2] and [r["episodes"] for r in rows] == [2, 2]
+    assert [r["mean_kociemba"] for r in rows] == [1.0, 2.0] and rows[0]["mean_optimal"] is None
+    assert all(4 <= r["mean_nodes"] <= 4 * 3 for r in rows)  # every cube 1 to 3 moves of 4 simulations
 
 
 @pytest.mark.slow

@@ -4,7 +4,6 @@ the puzzle description and the --puzzle flag of the scripts."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import subprocess
 import sys
@@ -437,7 +436,7 @@ def test_network_solvers_and_refusals():
         check_results(cubes, results)
     with pytest.raises(ValueError, match="324"):
         S.solve_cubes("greedy", cubes, model=PolicyValueNet(), puzzle="3x3")  # a 2x2 network
-    for name in ("mcts", "gumbel"):  # the game searches take any puzzle (the scripts still refuse them)
+    for name in ("mcts", "gumbel"):  # the game searches take any puzzle
         results = S.solve_cubes(name, cubes, model=net3, puzzle="3x3", sims=8, max_moves=3)
         check_results(cubes, results)
         assert [r.nodes for r in results] == [8 * len(r.moves) for r in results] == [24] * len(cubes)
@@ -445,16 +444,6 @@ def test_network_solvers_and_refusals():
             S.solve_cubes(name, cubes, model=PolicyValueNet(), puzzle="3x3")  # a 2x2 network
     with pytest.raises(ValueError, match="2x2's"):
         PolicyValueNet(obs_dim=P3.obs_dim, canonical_orientation=True)
-
-
-def test_the_scripts_refusal_is_read_from_the_puzzle_entry():
-    """``solver_puzzle_problem`` reads the solver's spec and the puzzle's ``script_searches``, not its name."""
-    assert S.solver_puzzle_problem("beam", "3x3") is None and S.solver_puzzle_problem("mcts", "2x2") is None
-    assert S.solver_puzzle_problem("gumbel", "3x3").startswith("--solver gumbel searches the 2x2 only so far")
-    ready = dataclasses.replace(P3, script_searches=True)
-    assert all(S.solver_puzzle_problem(name, ready) is None for name in S.SOLVER_NAMES)
-    held = dataclasses.replace(get_puzzle("2x2"), script_searches=False)
-    assert S.solver_puzzle_problem("mcts", held) is not None and S.solver_puzzle_problem("greedy", held) is None
 
 
 # --------------------------------------------------------------------------- the puzzle description
@@ -529,28 +518,35 @@ def test_scripts_refuse_a_bad_puzzle_in_one_line(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "args, message, both",
+    "args, message",
     [
-        (["--puzzle", "3x3", "--solver", "mcts"], "--solver mcts searches the 2x2 only so far", True),
-        (["--puzzle", "3x3", "--solver", "gumbel"], "--solver gumbel searches the 2x2 only so far", True),
-        (
-            ["--puzzle", "3x3", "--solver", "beam", "--by-distance"],
-            "--by-distance needs the 2x2's exact distances",
-            False,
-        ),
-        (["--puzzle", "3x3", "--solver", "beam", "--all-positions"], "--all-positions is the 2x2's", False),
+        (["--puzzle", "3x3", "--solver", "beam", "--by-distance"], "--by-distance needs the 2x2's exact distances"),
+        (["--puzzle", "3x3", "--solver", "beam", "--all-positions"], "--all-positions is the 2x2's"),
     ],
 )
-def test_flag_combinations_the_3x3_cannot_run(args, message, both, runner, capsys):
-    """evaluate.py (and test.py, which has no evaluation modes): exit status 2, one line."""
+def test_flag_combinations_the_3x3_cannot_run(args, message, capsys):
+    """evaluate.py's modes that need the 2x2's exact table: exit status 2, one line."""
     import evaluate
 
-    for parse in [evaluate.parse_args] + ([runner.parse_args] if both else []):
-        with pytest.raises(SystemExit) as exc:
-            parse(args)
-        assert exc.value.code == 2
-        err = capsys.readouterr().err
-        assert message in err and err.count("\n") == 1
+    with pytest.raises(SystemExit) as exc:
+        evaluate.parse_args(args)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("name", S.SOLVER_NAMES)
+def test_every_solver_is_taken_for_the_3x3_by_the_scripts(name, runner):
+    """evaluate.py and test.py take every ``--solver`` on the 3x3 (mcts and gumbel too), with the flags
+    the 2x2 has: the simulations, the move limit and c_puct reach the solver's options."""
+    import evaluate
+
+    for module in (evaluate, runner):
+        args = module.parse_args(
+            ["--puzzle", "3x3", "--solver", name, "--sims", "7", "--max-steps", "9", "--c-puct", "2.5"]
+        )
+        o = S.options_from_args(args)
+        assert args.solver == name and (o.sims, o.max_moves, o.c_puct) == (7, 9, 2.5)
 
 
 def _budgets(options: S.SolverOptions) -> tuple:
@@ -621,3 +617,52 @@ def test_test_py_3x3_json(runner, capsys):
     assert record["kociemba"] == 4 and record["max_steps"] == P3.default_max_moves
     cube = E3.apply_moves(E3.SOLVED_STICKERS, E3.parse_moves(record["scramble"]))
     assert E3.is_solved(E3.apply_moves(cube, record["actions"]))
+
+
+# --------------------------------------------------------------------------- MCTS and Gumbel in the scripts
+#: The shipped 3x3 network (``--recipe 3x3-long``): it solves short scrambles with a handful of simulations.
+SHIPPED_3X3 = str(REPO / "pretrained" / P3.checkpoint)
+
+
+def replays_to_solved(scramble: str, solution) -> bool:
+    """``solution`` (a move string or actions) played on the cube that ``scramble`` makes solves it."""
+    moves = E3.parse_moves(solution) if isinstance(solution, str) else solution
+    return E3.is_solved(E3.apply_moves(E3.apply_moves(E3.SOLVED_STICKERS, E3.parse_moves(scramble)), moves))
+
+
+@pytest.mark.parametrize("solver", ["mcts", "gumbel"])
+def test_evaluate_3x3_with_the_game_searches(solver, tmp_path):
+    """``evaluate.py --puzzle 3x3 --solver mcts|gumbel`` end to end with the shipped network and 4 simulations
+    a move: a scramble file's solutions replay to solved, and by scramble length every 1- and 2-move
+    scramble is solved in as many moves as kociemba's, 4 simulations per move played."""
+    import evaluate
+
+    common = ["--puzzle", "3x3", "--solver", solver, "--checkpoint", SHIPPED_3X3, "--sims", "4", "--device", "cpu"]
+    scrambles = tmp_path / "s.txt"
+    scrambles.write_text("R U\nF'\nD2 L\n")
+    out = tmp_path / "out.json"
+    assert evaluate.main([*common, "--scrambles", str(scrambles), "--out", str(out)]) == 0
+    records = json.loads(out.read_text())
+    assert [r["kociemba"] for r in records] == [2, 1, 3] and all(r["solved"] for r in records)
+    assert all(replays_to_solved(r["scramble"], r["solution"]) for r in records)
+    assert [r["nodes"] for r in records] == [4 * r["length"] for r in records]
+    log = tmp_path / "logs"
+    assert evaluate.main([*common, "--max-len", "2", "--runs", "2", "--log-dir", str(log)]) == 0
+    rows = json.loads((log / "eval_scramble_result.json").read_text())
+    assert [(r["scramble_len"], r["solve_rate"]) for r in rows] == [(1, 1.0), (2, 1.0)]
+    assert [r["mean_length"] for r in rows] == [r["mean_kociemba"] for r in rows] == [1.0, 2.0]
+    assert [r["mean_nodes"] for r in rows] == [4.0, 8.0]
+
+
+@pytest.mark.parametrize("solver", ["mcts", "gumbel"])
+def test_test_py_3x3_game_searches(solver, runner, capsys):
+    """``test.py --puzzle 3x3 --solver mcts|gumbel``: MCTS move by move (``greedy_solve`` on the 3x3's env),
+    Gumbel through ``solve_cubes``; the moves printed replay to solved."""
+    args = ["--puzzle", "3x3", "--solver", solver, "--checkpoint", SHIPPED_3X3, "--sims", "4", "--device", "cpu"]
+    assert runner.main([*args, "--scramble", "R U F'", "--json"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["solved"] and record["puzzle"] == "3x3" and record["kociemba"] == 3 == record["length"]
+    assert replays_to_solved(record["scramble"], record["actions"]) and record["nodes"] == 4 * record["length"]
+    assert runner.main([*args, "--scramble", "R U F'"]) == 0
+    text = capsys.readouterr().out
+    assert text.count("Step ") == 3 and f"Search ({solver}): 12 simulations" in text
