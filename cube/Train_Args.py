@@ -412,7 +412,7 @@ def fill_puzzle_defaults(args: argparse.Namespace, puzzle) -> None:
         ("log_dir", puzzle.log_dir),
         ("eval_max_len", puzzle.eval_max_len),
         ("eval_max_steps", puzzle.default_max_moves),
-        ("eval_solver", "mcts" if puzzle.name == "2x2" else "beam"),
+        ("eval_solver", puzzle.default_solver),
     ):
         if getattr(args, key) is None:
             setattr(args, key, default)
