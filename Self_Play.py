@@ -314,16 +314,18 @@ def generate_self_play_data(
     progress: bool = False,
     return_results: bool = False,
     value_target: str = "episode",
+    game: str | Game | None = None,
 ):
     """The original's entry point: ``(dataset, solve_rate)`` for ``num_episodes`` episodes from
-    random scrambles of ``scramble_len`` moves (drawn from ``rng``).
+    random scrambles of ``scramble_len`` moves (drawn from ``rng``) of ``game`` (a puzzle, by name
+    or entry; default the 2x2).
 
     With ``return_results=True`` the ``EpisodeResults`` (timings, moves, ...) come third.
     ``value_target``: see ``EpisodeResults.state_values`` (default: the original's).
     """
     rng = np.random.default_rng() if rng is None else rng
     with eval_mode(model):
-        start_cubes, _ = get_game(None).scramble(rng, num_episodes, scramble_len)
+        start_cubes, _ = get_game(game).scramble(rng, num_episodes, scramble_len)
         results = play_episodes(
             model,
             start_cubes,
@@ -336,6 +338,7 @@ def generate_self_play_data(
             c_puct=c_puct,
             use_cache=use_cache,
             progress=progress,
+            game=game,
         )
     dataset = results.dataset(value_target)
     if return_results:

@@ -14,10 +14,12 @@ then the network's own greedy solve rate on ``--episodes-per-iter`` fresh scramb
 iteration, ``--targets adi`` / ``scramble`` on the seed systems' targets and ``--targets
 diffusion`` on CayleyPy's random-walk lengths (Seed_System_Targets.py); all use the same greedy solve rate.
 
-``--puzzle 3x3`` trains a 3x3 network (324 inputs, ``--hidden-sizes``) with ``--targets
-diffusion``, ``scramble`` or ``adi``, which need no search; ``--recipe 3x3`` is the preset for an
-hour on a CPU. The MCTS self-play, the lookahead and the sweep, and the canonicalising
-options, are the 2x2's; asked for with the 3x3, ``main.py`` stops with one sentence (exit 2).
+``--puzzle 3x3`` trains a 3x3 network (324 inputs, ``--hidden-sizes``) with the same trainers:
+MCTS self-play (the default), ``--targets lookahead``, ``diffusion``, ``scramble`` or ``adi``;
+``--recipe 3x3`` is the preset for an hour on a CPU (diffusion). The sweep and the options that
+read the cube's symmetries (``--canonical-orientation``, ``--canonical-symmetry``,
+``--double-estimate``) are the 2x2's; asked for with the 3x3, ``main.py`` stops with one sentence
+(exit 2).
 
 Stop at any time (Ctrl-C or SIGTERM): the last completed iteration is on disk and running
 the same command again continues from the next one (the run ends with ``interrupted`` on stderr,
@@ -128,6 +130,7 @@ def selfplay_step(args: argparse.Namespace, run: Run, device: torch.device, prog
             gumbel_scale=args.gumbel_scale,
             max_considered=args.max_considered,
             device=device,
+            game=args.puzzle,
         )
         values = res.state_values(args.value_target, args.bootstrap_steps, args.search_value, args.depth_bound)
         return buffer_targets(args, run, res, values, f"gumbel sims {sims} |")
@@ -146,6 +149,7 @@ def selfplay_step(args: argparse.Namespace, run: Run, device: torch.device, prog
         progress=progress,
         return_results=True,
         value_target=args.value_target,
+        game=args.puzzle,
     )
     return buffer_targets(args, run, res, res.state_values(args.value_target), f"sims {sims} | T {temp:.2f} |")
 
@@ -167,10 +171,16 @@ def lookahead_step(args: argparse.Namespace, run: Run, device: torch.device, wor
     length = run.curriculum.scramble_len
     if workers is not None:
         cubes, z, pi = workers.lookahead(
-            run.model, run.iteration + 1, args.states_per_iter, length, args.double_estimate, args.policy_temperature
+            run.model,
+            run.iteration + 1,
+            args.states_per_iter,
+            length,
+            args.double_estimate,
+            args.policy_temperature,
+            args.puzzle,
         )
     else:
-        cubes, depth, last = scramble_path_states(run.rng, args.states_per_iter, length)
+        cubes, depth, last = scramble_path_states(run.rng, args.states_per_iter, length, args.puzzle)
         z, pi = lookahead_targets(
             run.model,
             cubes,
@@ -179,6 +189,7 @@ def lookahead_step(args: argparse.Namespace, run: Run, device: torch.device, wor
             device,
             rng=run.rng if args.double_estimate else None,
             policy_temperature=args.policy_temperature,
+            puzzle=args.puzzle,
         )
     solve_rate = greedy_solve_rate(args, run, device)
     rate = ("states/s", len(z) / (time.perf_counter() - t0))

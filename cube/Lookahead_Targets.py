@@ -30,6 +30,11 @@ cube as one input, so for it the second reading is of the child's mirror image i
 which is just as far from solved. A network that also reduces symmetries
 (``--canonical-symmetry``) sees the mirror image as the same input, so it has no second
 reading (``main.py`` refuses the combination).
+
+Puzzles: every function takes ``puzzle`` (a ``Puzzles.Puzzle`` or its name; default the 2x2, which
+reads the same tables as before), so the lookahead trains the 3x3 too. The double estimate turns the
+cube with the 2x2's whole-cube rotations and mirror image, so it stays the 2x2's (``main.py`` refuses
+``--double-estimate`` with the 3x3).
 """
 
 from __future__ import annotations
@@ -43,10 +48,7 @@ from Rubik2x2Env import (
     NO_ACTION,
     NUM_ACTIONS,
     ROTATION_PERMS,
-    batch_apply_moves,
-    batch_is_solved,
     batch_mirror,
-    batch_onehot,
     batch_rotate,
     legal_action_mask,
     next_face_count,
@@ -81,24 +83,28 @@ def scramble_path_states(
 
 
 @torch.no_grad()
-def capped_values(model: torch.nn.Module, cubes: np.ndarray, device=None, batch: int = 16384) -> np.ndarray:
-    """``(n,)`` value of each cube: 1 if it is solved, else the network's value capped at
+def capped_values(
+    model: torch.nn.Module, cubes: np.ndarray, device=None, batch: int = 16384, puzzle=None
+) -> np.ndarray:
+    """``(n,)`` value of each cube of ``puzzle``: 1 if it is solved, else the network's value capped at
     ``1 - 0.03``."""
     device = device if device is not None else next(model.parameters()).device
+    puzzle = get_puzzle(puzzle)
     values = np.empty(len(cubes), dtype=np.float64)
     for start in range(0, len(cubes), batch):
-        x = torch.from_numpy(batch_onehot(cubes[start : start + batch])).to(device)
+        x = torch.from_numpy(puzzle.encode(cubes[start : start + batch])).to(device)
         values[start : start + batch] = model(x)[1].squeeze(-1).double().cpu().numpy()
     values = np.minimum(values, UNSOLVED_MAX)
-    values[batch_is_solved(cubes)] = 1.0
+    values[puzzle.is_solved(cubes)] = 1.0
     return values
 
 
-def child_values(model: torch.nn.Module, cubes: np.ndarray, device=None) -> np.ndarray:
+def child_values(model: torch.nn.Module, cubes: np.ndarray, device=None, puzzle=None) -> np.ndarray:
     """``(n, 12)``: ``capped_values`` of the child after each move."""
     n = len(cubes)
-    kids = batch_apply_moves(np.repeat(cubes, NUM_ACTIONS, axis=0), np.tile(np.arange(NUM_ACTIONS), n))
-    return capped_values(model, kids, device).reshape(n, NUM_ACTIONS)
+    puzzle = get_puzzle(puzzle)
+    kids = puzzle.apply(np.repeat(cubes, NUM_ACTIONS, axis=0), np.tile(np.arange(NUM_ACTIONS), n))
+    return capped_values(model, kids, device, puzzle=puzzle).reshape(n, NUM_ACTIONS)
 
 
 def lookahead_targets(
@@ -109,8 +115,10 @@ def lookahead_targets(
     device=None,
     rng: np.random.Generator | None = None,
     policy_temperature: float = 0.0,
+    puzzle=None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Value and policy targets of ``cubes`` from one ply of full-width search.
+    """Value and policy targets of ``cubes`` (of ``puzzle``, default the 2x2) from one ply of full-width
+    search.
 
     ``z = max_a v(child_a) - 0.03`` (1 for a solved cube) and ``pi`` = one-hot on the best
     move (the lowest index among equals), or with ``policy_temperature`` T > 0 (in moves)
@@ -119,32 +127,33 @@ def lookahead_targets(
     second-best move, where a one-hot-trained policy leaves it nearly unvisited. With the
     scramble ``depth`` and ``last`` move of each cube, the undo move's child is worth at
     least ``1 - 0.03 (depth - 1)``. With ``rng``, ``z`` uses the best child's value read again after a random whole-cube
-    rotation, or of its mirror image for a canonicalising network (the double estimate).
+    rotation, or of its mirror image for a canonicalising network (the double estimate: the 2x2's only).
     Returns ``z (n,) float32`` and ``pi (n, 12) float32``.
     """
     n = len(cubes)
     rows = np.arange(n)
+    puzzle = get_puzzle(puzzle)
     bounded = depth is not None and last is not None
     if bounded:
         undo = np.asarray(last) ^ 1  # actions come in (move, inverse) pairs
         floor = 1.0 - VALUE_PER_MOVE * (np.asarray(depth) - 1)
     with eval_mode(model):
-        values = child_values(model, cubes, device)
+        values = child_values(model, cubes, device, puzzle)
         if bounded:
             values[rows, undo] = np.maximum(values[rows, undo], floor)
         best = values.argmax(axis=1)
         chosen = values[rows, best]
         if rng is not None:
-            child = batch_apply_moves(cubes, best)
+            child = puzzle.apply(cubes, best)
             if getattr(model, "canonical", False):  # all turns of a cube are one input to it: read the mirror image
                 other = batch_mirror(child)
             else:
                 other = batch_rotate(child, rng.integers(1, len(ROTATION_PERMS), size=n))
-            chosen = capped_values(model, other, device)
+            chosen = capped_values(model, other, device, puzzle=puzzle)
             if bounded:
                 chosen = np.where(best == undo, np.maximum(chosen, floor), chosen)
     z = chosen - VALUE_PER_MOVE
-    z[batch_is_solved(cubes)] = 1.0
+    z[puzzle.is_solved(cubes)] = 1.0
     if policy_temperature > 0:
         logits = (values - values.max(axis=1, keepdims=True)) / (VALUE_PER_MOVE * policy_temperature)
         pi = np.exp(logits)

@@ -24,8 +24,9 @@ from Train_Network import VALUE_LOSSES, VALUE_WEIGHT
 
 TARGET_SOURCES = ("selfplay", "lookahead", "sweep", *SEED_TARGETS)
 LR_SCHEDULES = ("constant", "cosine", "cosine-time")
-#: What --targets the 3x3 trains with: those that read no 2x2-only machinery (MCTS, sweep tables).
-TARGETS_3X3 = ("diffusion", "scramble", "adi")
+#: What --targets the 3x3 trains with: every trainer but the sweep, whose tables are the 2x2's classes
+#: of positions up to symmetry (the search, self-play and the targets read the puzzle's entry).
+TARGETS_3X3 = tuple(t for t in TARGET_SOURCES if t != "sweep")
 
 
 #: Every flag, by --help group (None: the parser's own, before the groups), in --help's order. A
@@ -431,8 +432,8 @@ def puzzle_checks(args: argparse.Namespace, puzzle) -> list[tuple[bool, str]]:
     return [
         (
             ok,
-            f"{flag} is the 2x2's so far (MCTS self-play, lookahead, sweep and the cube's symmetries): train the "
-            f"{puzzle.name} with --targets {', '.join(TARGETS_3X3[:-1])} or {TARGETS_3X3[-1]} (--recipe 3x3)",
+            f"{flag} is the 2x2's so far (the sweep and the cube's symmetries): train the {puzzle.name} with "
+            f"--targets {', '.join(TARGETS_3X3[:-1])} or {TARGETS_3X3[-1]} (--recipe 3x3: diffusion)",
         )
         for ok, flag in two_by_two
     ]

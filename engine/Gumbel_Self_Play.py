@@ -169,13 +169,15 @@ def gumbel_self_play(
     gumbel_scale: float = 1.0,
     max_considered: int = 16,
     device=None,
+    game: str | Game | None = None,
 ) -> GumbelEpisodeResults:
     """``main.py --search gumbel``'s self-play: ``num_episodes`` episodes from random scrambles of
-    ``scramble_len`` moves (drawn from ``rng``), each move the Sequential Halving winner under
-    Gumbel noise of ``gumbel_scale`` (1: the paper's self-play, a sample of the improved policy),
-    ``model`` in eval mode meanwhile. The policy targets are the completed-Q policies."""
+    ``scramble_len`` moves (drawn from ``rng``) of ``game`` (a puzzle; default the 2x2), each move the
+    Sequential Halving winner under Gumbel noise of ``gumbel_scale`` (1: the paper's self-play, a sample
+    of the improved policy), ``model`` in eval mode meanwhile. The policy targets are the completed-Q
+    policies."""
     with eval_mode(model):
-        start_cubes, _ = get_game(None).scramble(rng, num_episodes, scramble_len)
+        start_cubes, _ = get_game(game).scramble(rng, num_episodes, scramble_len)
         results = play_gumbel_episodes(
             model,
             start_cubes,
@@ -185,6 +187,7 @@ def gumbel_self_play(
             max_considered=max_considered,
             gumbel_scale=gumbel_scale,
             device=device,
+            game=game,
         )
     results.start_depth = scramble_len
     return results

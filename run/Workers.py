@@ -45,7 +45,6 @@ from cube.Seed_System_Targets import seed_training_sample
 from engine.Precision import eval_mode
 from go import Go_Training
 from go.Go_Net import go_model_from_state
-from Rubik2x2Env import batch_scramble
 from run import Cli, Process_Signals
 from run.Checkpoints import go_size_of
 from run.Run_IO import REPO
@@ -104,18 +103,34 @@ def worker_rng(seed: int, iteration: int, worker: int) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence([seed, iteration, worker]))
 
 
-def _self_play(model, rng, n, length, max_steps, sims, select_mode, temperature, c_puct):
+def _self_play(model, rng, n, length, max_steps, sims, select_mode, temperature, c_puct, puzzle="2x2"):
     with eval_mode(model):
-        start_cubes, _ = batch_scramble(rng, n, length)
+        start_cubes, _ = get_puzzle(puzzle).scramble(rng, n, length)
         return play_episodes(
-            model, start_cubes, max_steps, sims, select_mode, temperature, rng=rng, device="cpu", c_puct=c_puct
+            model,
+            start_cubes,
+            max_steps,
+            sims,
+            select_mode,
+            temperature,
+            rng=rng,
+            device="cpu",
+            c_puct=c_puct,
+            game=puzzle,
         )
 
 
-def _lookahead(model, rng, n, length, double_estimate, policy_temperature):
-    cubes, depth, last = scramble_path_states(rng, n, length)
+def _lookahead(model, rng, n, length, double_estimate, policy_temperature, puzzle="2x2"):
+    cubes, depth, last = scramble_path_states(rng, n, length, puzzle)
     z, pi = lookahead_targets(
-        model, cubes, depth, last, "cpu", rng=rng if double_estimate else None, policy_temperature=policy_temperature
+        model,
+        cubes,
+        depth,
+        last,
+        "cpu",
+        rng=rng if double_estimate else None,
+        policy_temperature=policy_temperature,
+        puzzle=puzzle,
     )
     return cubes, z, pi
 
@@ -257,9 +272,9 @@ class WorkerPool:
         return [None if k == 0 else dict(task, n=k) for k in split_counts(n, self.workers)]
 
     # -- main.py: one iteration's data -----------------------------------------------------
-    def self_play(self, model, iteration, n, max_steps, sims, length, select_mode, temperature, c_puct):
-        """``n`` self-play episodes split over the workers: one ``EpisodeResults`` (episodes
-        in worker order; ``seconds`` = wall time of the whole step)."""
+    def self_play(self, model, iteration, n, max_steps, sims, length, select_mode, temperature, c_puct, puzzle="2x2"):
+        """``n`` self-play episodes of ``puzzle`` (by name) split over the workers: one ``EpisodeResults``
+        (episodes in worker order; ``seconds`` = wall time of the whole step)."""
         start = time.perf_counter()
         params = self._shares(
             n,
@@ -269,6 +284,7 @@ class WorkerPool:
             select_mode=select_mode,
             temperature=temperature,
             c_puct=c_puct,
+            puzzle=puzzle,
         )
         return concat_results(self.map("selfplay", model, iteration, params), start)
 
@@ -284,10 +300,16 @@ class WorkerPool:
         ]
         return concat_results(self.map("goselfplay", model, 0, params), start)
 
-    def lookahead(self, model, iteration, n, length, double_estimate=False, policy_temperature=0.0):
-        """``--targets lookahead``: about ``n`` scramble-path states drawn and given targets by
-        the workers. Returns ``cubes, z, pi`` (worker order)."""
-        params = self._shares(n, length=length, double_estimate=double_estimate, policy_temperature=policy_temperature)
+    def lookahead(self, model, iteration, n, length, double_estimate=False, policy_temperature=0.0, puzzle="2x2"):
+        """``--targets lookahead``: about ``n`` scramble-path states of ``puzzle`` (by name) drawn and
+        given targets by the workers. Returns ``cubes, z, pi`` (worker order)."""
+        params = self._shares(
+            n,
+            length=length,
+            double_estimate=double_estimate,
+            policy_temperature=policy_temperature,
+            puzzle=puzzle,
+        )
         parts = self.map("lookahead", model, iteration, params)
         return tuple(np.concatenate([p[i] for p in parts]) for i in range(3))
 
@@ -352,8 +374,10 @@ def self_play_fn(pool: WorkerPool | None, iteration: int, in_process):
     if pool is None:
         return in_process
 
-    def play(model, n, max_steps, sims, length, select_mode="sample", temperature=1.0, *, c_puct, **_driver_only):
-        res = pool.self_play(model, iteration, n, max_steps, sims, length, select_mode, temperature, c_puct)
+    def play(
+        model, n, max_steps, sims, length, select_mode="sample", temperature=1.0, *, c_puct, game="2x2", **_driver_only
+    ):
+        res = pool.self_play(model, iteration, n, max_steps, sims, length, select_mode, temperature, c_puct, game)
         return None, res.solve_rate, res
 
     return play

@@ -101,6 +101,25 @@ def test_optimistic_network_is_capped_below_solved():
     assert z[far] == pytest.approx(1.0 - 2 * VALUE_PER_MOVE)
 
 
+def test_targets_of_3x3_cubes_read_the_3x3s_moves():
+    """``puzzle="3x3"``: the children are the 3x3's, so a cube one move out has exactly one solved child (its
+    value 1, every other capped at 1 - 0.03): the target is one move from solved and undoes the scramble; with
+    a pessimistic network the depth bound lifts every state, as on the 2x2."""
+    from cube.Puzzles import get_puzzle
+
+    P3 = get_puzzle("3x3")
+    cubes, depth, last = scramble_path_states(np.random.default_rng(6), 60, 3, P3)
+    assert cubes.shape == (60, 54)
+    z, pi = lookahead_targets(ConstantNet(1.0), cubes, puzzle="3x3")
+    one_move = depth == 1
+    assert z[one_move] == pytest.approx(1.0 - VALUE_PER_MOVE)
+    assert np.array_equal(pi[one_move].argmax(axis=1), last[one_move] ^ 1)
+    assert P3.is_solved(P3.apply(cubes[one_move], pi[one_move].argmax(axis=1))).all()
+    z_low, _ = lookahead_targets(ConstantNet(-1.0), cubes, depth, last, puzzle=P3)
+    assert (z_low >= 1.0 - VALUE_PER_MOVE * depth - 1e-6).all()
+    assert z_low[one_move] == pytest.approx(1.0 - VALUE_PER_MOVE)
+
+
 def test_greedy_solve_rate_follows_the_policy():
     from Optimal_Solver import get_solver
 

@@ -1,5 +1,5 @@
 """main.py --puzzle 3x3: the recipe, the options only the 2x2 has, the network's size, and
-end-to-end runs with tiny settings (outputs, resume, a 2x2 model refused)."""
+end-to-end runs with tiny settings (outputs, resume, workers, a 2x2 model refused)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import torch
 from conftest import REPO, main_in_process, make_checkpoint
 from cube.Cube_Checkpoints import hidden_sizes_of, load_model
 from cube.Pair_Input import CubiePairs
+from cube.Train_Args import TARGETS_3X3
 from main import learning_rate, parse_args
 from Policy_Value_Net import PolicyValueNet
 from run.Checkpoints import save_checkpoint
@@ -27,6 +28,14 @@ TINY_3X3 = [
     "--recipe", "3x3", "--hidden-sizes", "64", "32", "--states-per-iter", "520", "--batch-size", "64",
     "--lr-schedule", "constant", "--episodes-per-iter", "8", "--max-episode-steps", "10",
     "--eval-runs", "2", "--eval-max-len", "2", "--seed", "3", "--no-progress",
+    "--checkpoint", "m.pt", "--log-dir", "logs",
+]  # fmt: skip
+#: MCTS self-play (the original's trainer) on the 3x3, shrunk to seconds: 4 episodes of at most 4 moves at 4
+#: simulations, training from the first iteration on 16 of the buffer's states.
+TINY_SELFPLAY = [
+    "--puzzle", "3x3", "--hidden-sizes", "64", "32", "--episodes-per-iter", "4", "--sims", "4",
+    "--max-episode-steps", "4", "--epochs", "1", "--batch-size", "8", "--min-buffer-batches", "1",
+    "--sample-batches", "2", "--window", "2", "--solve-threshold", "0.0", "--seed", "3", "--no-progress",
     "--checkpoint", "m.pt", "--log-dir", "logs",
 ]  # fmt: skip
 
@@ -84,11 +93,10 @@ def test_the_recipe_network_ships_under_20_mb(tmp_path):
 @pytest.mark.parametrize(
     "args, flag",
     [
-        (["--puzzle", "3x3"], "--targets selfplay"),  # the default trainer: MCTS self-play
-        (["--recipe", "3x3", "--targets", "lookahead"], "--targets lookahead"),
         (["--recipe", "3x3", "--targets", "sweep", "--canonical-symmetry"], "--targets sweep"),
         (["--recipe", "3x3", "--canonical-symmetry"], "--canonical-symmetry"),
         (["--recipe", "3x3", "--canonical-orientation"], "--canonical-orientation"),
+        (["--puzzle", "3x3", "--targets", "lookahead", "--double-estimate"], "--double-estimate"),
     ],
 )
 def test_options_only_the_2x2_has_are_refused_in_one_sentence(args, flag, capsys):
@@ -96,7 +104,16 @@ def test_options_only_the_2x2_has_are_refused_in_one_sentence(args, flag, capsys
         parse_args(args)
     err = capsys.readouterr().err
     assert exc.value.code == 2 and err.count("\n") == 1
-    assert f"{flag} is the 2x2's so far" in err and "--recipe 3x3" in err
+    assert f"{flag} is the 2x2's so far (the sweep and the cube's symmetries)" in err and "--recipe 3x3" in err
+    assert "--targets selfplay, lookahead, adi, scramble or diffusion" in err and "self-play" not in err
+
+
+def test_the_3x3_trains_with_every_trainer_but_the_sweep():
+    """MCTS self-play (the default trainer) and the lookahead read the puzzle's entry: the 3x3 takes them."""
+    assert TARGETS_3X3 == ("selfplay", "lookahead", "adi", "scramble", "diffusion")
+    assert parse_args(["--puzzle", "3x3"]).targets == "selfplay"
+    assert parse_args(["--puzzle", "3x3", "--search", "gumbel"]).search == "gumbel"
+    assert parse_args(["--puzzle", "3x3", "--targets", "lookahead"]).targets == "lookahead"
 
 
 @pytest.mark.parametrize(
@@ -207,3 +224,68 @@ def test_a_residual_network_trains_and_resumes_with_its_blocks(tmp_path):
     assert again.returncode == 0, again.stderr
     assert [line.split()[1] for line in again.stdout.splitlines() if line.startswith("iter ")] == ["2/2"]
     assert load_model(str(tmp_path / "m.pt"), puzzle="3x3").residual_blocks == 2
+
+
+def metrics_and_weights(folder):
+    """A run's metrics.json and its checkpoint's weights."""
+    metrics = json.loads((folder / "logs" / "metrics.json").read_text())
+    return metrics, torch.load(folder / "m.pt", weights_only=True)
+
+
+def same_run(a, b) -> bool:
+    """Two runs' metrics and weights equal: the same iterations, solve rates and losses, bit for bit."""
+    (ma, wa), (mb, wb) = metrics_and_weights(a), metrics_and_weights(b)
+    return ma == mb and wa.keys() == wb.keys() and all(torch.equal(wa[k], wb[k]) for k in wa)
+
+
+@pytest.mark.slow
+def test_3x3_selfplay_run_trains_a_3x3_network_and_resumes_like_an_uninterrupted_run(tmp_path):
+    """``--targets selfplay`` (the default) on the 3x3: MCTS self-play episodes fill the buffer with 3x3 states,
+    the checkpoint loads as a 3x3 network, the final evaluation runs; stopped after one iteration and run
+    again, the same run."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    out = run_main(tmp_path / "a", *TINY_SELFPLAY, "--num-iters", "2", "--eval-runs", "2", "--eval-max-len", "1")
+    assert out.returncode == 0, out.stderr
+    lines = [line for line in out.stdout.splitlines() if line.startswith("iter ")]
+    assert len(lines) == 2 and all("| sims 4 | T 1.00 |" in line and "samples 16" in line for line in lines)
+    assert "Evaluation: len 1: " in out.stdout
+    model = load_model(str(tmp_path / "a" / "m.pt"), puzzle="3x3")
+    assert (model.obs_dim, model.hidden_sizes) == (324, (64, 32))
+    state = torch.load(tmp_path / "a" / "m.train_state.pt", weights_only=True)
+    assert state["buffer"]["cubes"].shape[1] == 54 and len(state["buffer"]["zs"]) >= 16
+    assert run_main(tmp_path / "b", *TINY_SELFPLAY, "--num-iters", "1", "--skip-eval").returncode == 0
+    again = run_main(tmp_path / "b", *TINY_SELFPLAY, "--num-iters", "2", "--eval-runs", "2", "--eval-max-len", "1")
+    assert again.returncode == 0 and "Resuming" in again.stdout and "iter   2/2" in again.stdout
+    assert same_run(tmp_path / "a", tmp_path / "b")
+
+
+@pytest.mark.slow
+def test_3x3_selfplay_with_two_workers_resumes_like_an_uninterrupted_run(tmp_path):
+    """``--workers 2`` (local processes) on the 3x3, as tests/test_workers.py checks the 2x2: the workers play the
+    3x3's episodes, and a run stopped after one iteration continues to the uninterrupted run's numbers."""
+    flags = [*TINY_SELFPLAY, "--workers", "2", "--skip-eval"]
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    out = run_main(tmp_path / "a", *flags, "--num-iters", "2")
+    assert out.returncode == 0, out.stderr
+    assert load_model(str(tmp_path / "a" / "m.pt"), puzzle="3x3").obs_dim == 324
+    assert run_main(tmp_path / "b", *flags, "--num-iters", "1").returncode == 0
+    assert run_main(tmp_path / "b", *flags, "--num-iters", "2").returncode == 0
+    assert same_run(tmp_path / "a", tmp_path / "b")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "extra, what",
+    [
+        (["--search", "gumbel"], "| gumbel sims 4 |"),
+        (["--targets", "lookahead", "--states-per-iter", "30"], "| lookahead 30 states |"),
+    ],
+)
+def test_3x3_gumbel_selfplay_and_lookahead_train_a_3x3_network(extra, what, tmp_path):
+    """The Gumbel search's self-play and the one-ply lookahead: the same trainers as the 2x2's, on the 3x3."""
+    out = run_main(tmp_path, *TINY_SELFPLAY, *extra, "--num-iters", "1", "--skip-eval")
+    assert out.returncode == 0, out.stderr
+    assert what in out.stdout
+    assert load_model(str(tmp_path / "m.pt"), puzzle="3x3").obs_dim == 324

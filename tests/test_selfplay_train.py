@@ -104,6 +104,24 @@ def test_dataset_values_follow_episode_outcome():
     assert rate == 0.0 and all(z == -1.0 for _, _, z in data)
 
 
+def test_self_play_scrambles_and_plays_the_game_it_is_given():
+    """``game="3x3"``: the episodes start from 3x3 scrambles and search the 3x3's moves; the dataset is the 3x3
+    network's inputs (324), and a one-move scramble is solved with its first move (the heads zeroed: uniform
+    priors, value 0, so the search finds the one solving child among 12)."""
+    torch.manual_seed(0)
+    net = PolicyValueNet(324, hidden_sizes=(32,))
+    with torch.no_grad():
+        for head in (net.policy_head, net.value_head):
+            head.weight.zero_()
+            head.bias.zero_()
+    data, rate, res = generate_self_play_data(
+        net, 6, 3, 50, 1, "greedy", 1.0, rng=np.random.default_rng(0), return_results=True, game="3x3"
+    )
+    assert res.game == "3x3" and res.start_cubes.shape == (6, 54) and res.states[0].shape == (1, 54)
+    assert rate == 1.0 and len(data) == 6 and all(z == pytest.approx(0.97) for _, _, z in data)
+    assert all(obs.shape == (324,) and pi.shape == (12,) for obs, pi, _ in data)
+
+
 def test_alphazero_loss_matches_hand_computation():
     logits = torch.tensor([[2.0, 0.0, -1.0] + [0.0] * 9, [0.0] * 12])
     value = torch.tensor([[0.5], [-0.2]])
