@@ -396,6 +396,8 @@ def parse_args(argv=None, description: str | None = None) -> argparse.Namespace:
     if known.recipe is not None:
         parser.set_defaults(**RECIPES[known.recipe])
     args = parser.parse_args(argv)
+    if args.targets not in SEED_TARGETS and not known.walk_len:
+        args.walk_len = 0  # a recipe's walk length is for its own targets: another --targets drops it
     puzzle = get_puzzle(args.puzzle)
     fill_puzzle_defaults(args, puzzle)
     for ok, message in [*puzzle_checks(args, puzzle), *flag_checks(args)]:

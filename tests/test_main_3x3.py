@@ -114,6 +114,11 @@ def test_the_3x3_trains_with_every_trainer_but_the_sweep():
     assert parse_args(["--puzzle", "3x3"]).targets == "selfplay"
     assert parse_args(["--puzzle", "3x3", "--search", "gumbel"]).search == "gumbel"
     assert parse_args(["--puzzle", "3x3", "--targets", "lookahead"]).targets == "lookahead"
+    # The recipe's walk length is its diffusion targets': another --targets drops it, a given one stays refused.
+    for targets in ("selfplay", "lookahead"):
+        a = parse_args(["--recipe", "3x3", "--targets", targets])
+        assert (a.targets, a.walk_len, a.distance_classes) == (targets, 0, 27)
+    assert parse_args(["--recipe", "3x3", "--targets", "scramble"]).walk_len == 26
 
 
 @pytest.mark.parametrize(
@@ -122,6 +127,7 @@ def test_the_3x3_trains_with_every_trainer_but_the_sweep():
         (["--recipe", "3x3", "--time-budget", "0"], "--lr-schedule cosine-time anneals over the --time-budget"),
         (["--recipe", "3x3", "--distance-classes", "20"], "--distance-classes must exceed --walk-len"),
         (["--walk-len", "5"], "--walk-len is for --targets adi, scramble or diffusion"),
+        (["--recipe", "3x3", "--targets", "selfplay", "--walk-len", "26"], "--walk-len is for --targets adi"),
     ],
 )
 def test_bad_3x3_combinations_exit_2(args, message, capsys):
