@@ -53,7 +53,15 @@ import time
 import numpy as np
 
 from go import GTP_Analysis
-from go.Agent_Flags import add_agent_flags, agent_from_args, go_name, resolve_agent_flags
+from go.Agent_Flags import (
+    RESIGN_MOVES,
+    ResignRule,
+    add_agent_flags,
+    agent_from_args,
+    go_name,
+    resign_threshold,
+    resolve_agent_flags,
+)
 from go.Go_Board import BLACK, EMPTY, PLAY_MAX_MOVES, WHITE, format_vertex, parse_vertex
 from go.Go_Game import go_play_game
 from go.GTP_Client import fixed_handicap_points, format_response, parse_color, parse_command
@@ -74,9 +82,6 @@ COMMANDS = (
     + list(ANALYZE)
     + list(GENMOVE_ANALYZE)
 )
-#: Resignation (``--resign-threshold``): the chosen move's value below the threshold this many of the
-#: agent's moves in a row (KataGo's resignConsecTurns), so that one gloomy search does not end a game.
-RESIGN_MOVES = 3
 #: ``final_status_list``'s playout: simulations a move (it plays a whole game out, both colours: at 16 the
 #: dead stones of the positions measured in docs/go.md were those at 50, in a quarter of the time), and at
 #: most this many times the board's points in moves.
@@ -107,7 +112,7 @@ class Engine:
                  resign_threshold=None):  # fmt: skip
         self.model, self.agent = model, agent
         self.seconds_per_move, self.max_simulations = seconds_per_move, max_simulations
-        self.resign_threshold = resign_threshold
+        self.resign = ResignRule(resign_threshold)  # the rule evaluate.py's matches resign by too
         self.game = go_play_game(model.size, komi=komi, **model.game_options)
         self.clock = Clock()
         self.last_tree = None  # the search tree of the last genmove (genmove_analyze's final line)
@@ -132,7 +137,7 @@ class Engine:
         """A new game from ``state`` (its first position): ``setup`` the stones placed there by colour."""
         self.history, self.moves = [state], []
         self.setup, self.handicap = setup or {}, handicap
-        self.low_values = {BLACK: 0, WHITE: 0}  # the agent's moves in a row valued below the threshold
+        self.resign.new_game()
         self._status = None  # (state, final status) of the last final_status_list
         self.clock.restart()
 
@@ -193,11 +198,8 @@ class Engine:
         state, mask, self.last_tree = self.search(colour, mask=mask, arrived=arrived, tick=tick)
         action = self.agent.choose(state, self.last_tree.root_stats()[0], mask)
         self.clock.spend(colour, time.monotonic() - arrived)
-        if self.resign_threshold is not None and action is not None:
-            low = self.agent.last_value < self.resign_threshold
-            self.low_values[colour] = self.low_values[colour] + 1 if low else 0
-            if self.low_values[colour] >= RESIGN_MOVES:
-                return None
+        if self.resign.apply(colour, action, self.agent.last_value) is None:
+            return None
         self.history.append(self.game.step(state, np.array([action])))
         self.moves.append((colour, action))
         return action
@@ -673,17 +675,6 @@ def seconds_per_move(text: str) -> float:
     value = Cli.positive_float(text)
     if value > 86_400:
         raise argparse.ArgumentTypeError(f"must be at most 86400 (a day), got {text}")
-    return value
-
-
-def resign_threshold(text: str) -> float:
-    """argparse type of ``--resign-threshold``: a value in -1..1 (the agent's values lie there)."""
-    try:
-        value = Cli.strict_float(text)
-    except ValueError:
-        value = float("nan")
-    if not -1 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"must be a value between -1 and 1, got {text[: Cli.MAX_NUMBER_CHARS]!r}")
     return value
 
 

@@ -1,11 +1,14 @@
 """The flags that build a Go agent, and their play defaults: ``--sims``, ``--c-puct``, ``--symmetric``,
 ``--precision`` and ``--game goN``, shared by gtp.py, the GUI (gui/Go_Gui.py) and the games of
 ``evaluate.py``/``test.py --game goN`` (go/Go_Match.py), which all build the agent through
-``Arena.play_agent`` (gtp.py and Go_Match by ``agent_from_args``, the GUI by ``Go_Play.search_agent``)."""
+``Arena.play_agent`` (gtp.py and Go_Match by ``agent_from_args``, the GUI by ``Go_Play.search_agent``); and
+the resignation rule of ``--resign-threshold`` (``ResignRule``), which gtp.py and evaluate.py's matches share."""
 
 from __future__ import annotations
 
 import argparse
+import collections
+import math
 
 from engine import Precision
 from run import Cli
@@ -22,6 +25,9 @@ DEFAULT_SYMMETRIC = True
 #: float32 by default, so that a match's games are the same on every CPU; bf16 (or auto) plays faster where
 #: the CPU multiplies it natively (``Precision``), e.g. for matches at equal time.
 DEFAULT_PRECISION = "fp32"
+#: Resignation (``--resign-threshold``): the chosen move's value below the threshold this many of the
+#: agent's moves in a row (KataGo's resignConsecTurns), so that one gloomy search does not end a game.
+RESIGN_MOVES = 3
 
 
 def default_simulations(size: int) -> int:
@@ -76,3 +82,37 @@ def go_name(text: str) -> int:
     if not text.lower().startswith("go") or not Cli.is_ascii_digits(digits) or not 5 <= int(digits) <= 19:
         raise argparse.ArgumentTypeError(f"must be go5 ... go19, got {text!r}")
     return int(digits)
+
+
+class ResignRule:
+    """When the agent resigns: once the value of its chosen move (-1..1, its own estimate:
+    ``Arena.SearchPlayer.last_value``) has been below ``threshold`` for ``RESIGN_MOVES`` of its moves in a row,
+    counted by colour (a GTP controller may ask it for either colour's moves); ``threshold`` None: never. One
+    rule for gtp.py's ``genmove`` and evaluate.py's matches, so that a match resigns where a GTP game would."""
+
+    def __init__(self, threshold: float | None = None):
+        self.threshold = threshold
+        self.new_game()
+
+    def new_game(self) -> None:
+        self.low = collections.Counter()  # colour -> the agent's moves in a row valued below the threshold
+
+    def apply(self, colour: int, action: int | None, value: float) -> int | None:
+        """``action``, the agent's chosen move for ``colour`` valued ``value``, or None where it resigns instead
+        (a resignation already chosen, None, stays one and counts nothing)."""
+        if self.threshold is None or action is None:
+            return action
+        self.low[colour] = self.low[colour] + 1 if value < self.threshold else 0
+        return None if self.low[colour] >= RESIGN_MOVES else action
+
+
+def resign_threshold(text: str) -> float:
+    """argparse type of ``--resign-threshold`` (gtp.py, evaluate.py's matches): a value in -1..1 (the agent's
+    values lie there)."""
+    try:
+        value = Cli.strict_float(text)
+    except ValueError:
+        value = math.nan
+    if not -1 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"must be a value between -1 and 1, got {text[: Cli.MAX_NUMBER_CHARS]!r}")
+    return value

@@ -105,7 +105,6 @@ class RandomPlayer:
 class SearchPlayer:
     """The most visited root move of a PUCT search (``MCTS_Core.MCTS``) with ``evaluator`` (None: the
     network ``model``'s, cached across moves and games); one search object serves every game.
-    ``resign_below``: resign when the chosen move's mean return is below it (None: never).
     ``sample_moves``: the first moves of a game (move count below it) are drawn from the visit counts
     (temperature 1, with ``rng``) instead: two deterministic players would otherwise replay one game
     per colour, and a match of identical games measures nothing."""
@@ -117,7 +116,6 @@ class SearchPlayer:
         c_puct: float,
         model: torch.nn.Module | None = None,
         evaluator=None,
-        resign_below: float | None = None,
         sample_moves: int = 0,
         rng: np.random.Generator | None = None,
         symmetric: bool = False,
@@ -130,7 +128,7 @@ class SearchPlayer:
         self.device = device  # where the network runs (None: the model's own device, the CPU)
         self.wrap = wrap  # evaluator -> evaluator around the network's (the GUI's cancellation), or None
         self.sample_moves = sample_moves
-        self.model, self.evaluator, self.resign_below = model, evaluator, resign_below
+        self.model, self.evaluator = model, evaluator
         self.search: MCTS | None = None
         self.rng = np.random.default_rng(0) if rng is None else rng
         self.last_value = 0.0  # the chosen move's mean return for the player (the agent's own estimate)
@@ -202,15 +200,13 @@ class SearchPlayer:
         leads[moves] = scores
         return leads
 
-    def choose(self, state: dict, stats: np.ndarray, mask: np.ndarray) -> int | None:
+    def choose(self, state: dict, stats: np.ndarray, mask: np.ndarray) -> int:
         """The move of ``genmove`` from the root statistics ``stats`` (``(2 + rows, A)``) of ``think``, and
-        its mean return in ``last_value``; None to resign (``resign_below``)."""
+        its mean return in ``last_value`` (resigning is ``Agent_Flags.ResignRule``'s, around it)."""
         mode = "sample" if state["move_count"][0] < self.sample_moves else "greedy"
         action = int(pick_actions_batch(stats[None, N_ROW], mode, 1.0, self.rng, mask)[0])
         self.last_value = float(stats[W_ROW, action] / max(stats[N_ROW, action], 1.0))
         self.last_visits = stats[N_ROW].copy()
-        if self.resign_below is not None and self.last_value < self.resign_below:
-            return None
         return action
 
     def observe(self, state: dict, action: int) -> None:

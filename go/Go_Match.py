@@ -2,7 +2,7 @@
 ``test.py --game goN`` (``show_main``), on Arena.py's players.
 
     python evaluate.py --game go5 --opponent gnugo|random|rollout|checkpoint [--level 10] [--games 200]
-        [--komi 24.5] [--colors alternate|black|white] [--sgf-dir DIR] [--checkpoints A B ...]
+        [--komi 24.5] [--colors alternate|black|white] [--sgf-dir DIR] [--checkpoints A B ...] [--resign-threshold V]
 
 plays the agent (each of ``--checkpoints``, or ``--checkpoint``; default ``pretrained/goN_policy_value.pt``)
 against the opponent and prints, overall and by the agent's colour, the win rate with its 95% Wilson
@@ -10,7 +10,8 @@ interval, the mean margin, the resignations and the games not played with their 
 ``results.json`` in ``--out-dir``, an SGF file per game (``--sgf-dir``, default ``OUT/sgf/<model>/``) and,
 for two or more checkpoints, ``win_rate.png``: the win rate over the checkpoints. ``rollout`` is the pure
 rollout MCTS at equal time per move (the agent's mean search time so far); ``checkpoint`` an earlier
-network (``--opponent-checkpoint``).
+network (``--opponent-checkpoint``). With ``--resign-threshold V`` the agent resigns as gtp.py's does
+(``Agent_Flags.ResignRule``), a lost game, so that a 9x9 match need not play out every lost game to its end.
 
     python test.py --game go5 [--opponent self|gnugo|random] [--colour black|white]
 
@@ -31,7 +32,15 @@ import numpy as np
 import torch
 
 from engine.Search_Tree import N_ROW, W_ROW
-from go.Agent_Flags import add_agent_flags, agent_from_args, go_name, resolve_agent_flags
+from go.Agent_Flags import (
+    RESIGN_MOVES,
+    ResignRule,
+    add_agent_flags,
+    agent_from_args,
+    go_name,
+    resign_threshold,
+    resolve_agent_flags,
+)
 from go.Arena import (
     COLOURS,
     GameRecord,
@@ -74,6 +83,26 @@ class TimedPlayer:
         return action
 
     def __getattr__(self, name):  # new_game, observe, close: the player's own
+        return getattr(self.player, name)
+
+
+class ResigningPlayer:
+    """The agent (a ``SearchPlayer``: its ``last_value``) resigning by gtp.py's rule (``ResignRule``, never with
+    ``threshold`` None): on 9x9 a lost agent never passes and fills its own eyes for 100 moves and more, and
+    resigning ends such a game as a loss (``Arena.play_game`` records it as it records GNU Go's resignations)."""
+
+    def __init__(self, player, threshold: float | None):
+        self.player, self.name, self.rule = player, player.name, ResignRule(threshold)
+
+    def new_game(self, game, colour: int) -> None:
+        self.rule.new_game()
+        self.player.new_game(game, colour)
+
+    def genmove(self, state: dict):
+        action = self.player.genmove(state)
+        return self.rule.apply(int(state["to_play"][0]), action, self.player.last_value)
+
+    def __getattr__(self, name):  # observe, close, last_value: the player's own
         return getattr(self.player, name)
 
 
@@ -123,6 +152,14 @@ def parse_match_args(argv=None) -> argparse.Namespace:
         help='every game\'s first moves, given to both players, e.g. "C3 C4" (Black first; an opening study: how '
         "the opponent answers each reply)",
     )
+    parser.add_argument(
+        "--resign-threshold",
+        type=resign_threshold,
+        metavar="V",
+        help=f"the agent resigns, a lost game, once its value of its move (-1..1) has been below V for {RESIGN_MOVES} "
+        "of its moves in a row, as gtp.py's --resign-threshold, e.g. -0.9 (default: never; lost 9x9 games are "
+        "otherwise played on for 100 moves and more)",
+    )
     parser.add_argument("--sgf-dir", type=Cli.nonempty_path, help="SGF files (default: OUT-DIR/sgf/<model>/)")
     parser.add_argument(
         "--resume",
@@ -153,8 +190,9 @@ def parse_match_args(argv=None) -> argparse.Namespace:
         args.sample_moves = 4 if args.score_games else 2 if args.opponent == "checkpoint" else 0
     if args.score_games and args.empty_board:
         parser.error("--score-games and --empty-board are one or the other")
-    if args.opening is not None and (args.score_games or args.empty_board):
-        parser.error("--opening is for matches, not --score-games or --empty-board")
+    for flag, value in (("--opening", args.opening), ("--resign-threshold", args.resign_threshold)):
+        if value is not None and (args.score_games or args.empty_board):
+            parser.error(f"{flag} is for matches, not --score-games or --empty-board")
     args.opening_actions = []
     if args.opening is not None:
         try:  # the game of the match: against the project's own players self-play's cap of 2 N^2 moves
@@ -275,6 +313,9 @@ def archive_old_games(folder: str) -> str | None:
 
 #: The settings of the match whose games an SGF folder holds (``match_settings``), which ``--resume`` checks.
 MATCH_FILE = "match.json"
+#: Settings ``match_settings`` writes only when given, so that an earlier match's ``match.json`` (written before
+#: they existed) still resumes; a match.json that holds one and settings without it are two matches all the same.
+OPTIONAL_SETTINGS = ("resign_threshold",)
 
 
 def file_sha256(path: str) -> str:
@@ -284,16 +325,19 @@ def file_sha256(path: str) -> str:
 
 def match_settings(args: argparse.Namespace, path: str, komi: float) -> dict:
     """What makes a match's games the games they are: the agent's network (its file's SHA-256) and search, the
-    opponent, komi, colours, opening and seed; not how many games, nor where the files go."""
+    opponent, komi, colours, opening and seed, and the agent's resignation threshold when given
+    (``OPTIONAL_SETTINGS``); not how many games, nor where the files go."""
     opponent = {"opponent": args.opponent}
     if args.opponent == "gnugo":
         opponent["level"] = args.level
     if args.opponent == "checkpoint":
         opponent["opponent_sha256"] = file_sha256(args.opponent_checkpoint)
+    optional = {key: getattr(args, key) for key in OPTIONAL_SETTINGS if getattr(args, key) is not None}
     return {
         "board": args.game, "komi": komi, "checkpoint_sha256": file_sha256(path), "sims": args.sims,
         "c_puct": args.c_puct, "symmetric": args.symmetric, "precision": args.precision, **opponent,
         "colors": args.colors, "sample_moves": args.sample_moves, "opening": args.opening_actions, "seed": args.seed,
+        **optional,
     }  # fmt: skip
 
 
@@ -312,11 +356,12 @@ def earlier_games(folder: str, settings: dict, games: int, size: int) -> list[Ga
         played = read_json(settings_path)
     except (OSError, ValueError) as exc:
         raise ValueError(f"--resume: {settings_path} cannot be read ({exc}){redo}") from None
-    changed = [key for key in settings if not isinstance(played, dict) or played.get(key) != settings[key]]
+    keys = [*settings, *(key for key in OPTIONAL_SETTINGS if key not in settings)]
+    changed = [key for key in keys if not isinstance(played, dict) or played.get(key) != settings.get(key)]
     if changed:
         was = played.get(changed[0]) if isinstance(played, dict) else None
         raise ValueError(f"--resume: the games in {folder} were played with {changed[0]} {was}, not "
-                         f"{settings[changed[0]]}{redo}")  # fmt: skip
+                         f"{settings.get(changed[0])}{redo}")  # fmt: skip
     expected = [f"game_{index + 1:04d}.sgf" for index in range(len(names))]
     if names != expected:
         gap = next(want for want, have in zip(expected, names) if want != have)
@@ -354,7 +399,8 @@ def match_one(args: argparse.Namespace, path: str, sgf_dir: str, settings: dict,
     # Resumed: a fresh generator for the rest (the same games as one run where no choice is random).
     rng = np.random.default_rng([args.seed, len(earlier)] if earlier else args.seed)
     os.makedirs(sgf_dir, exist_ok=True)
-    agent = TimedPlayer(agent_from_args(model, args, sample_moves=sampled_until(args), rng=rng, device=args.device))
+    player = agent_from_args(model, args, sample_moves=sampled_until(args), rng=rng, device=args.device)
+    agent = TimedPlayer(ResigningPlayer(player, args.resign_threshold))
     opponent = make_opponent(args, rng, agent)
     archive = None if args.resume else archive_old_games(sgf_dir)
     if archive is not None:
@@ -363,6 +409,8 @@ def match_one(args: argparse.Namespace, path: str, sgf_dir: str, settings: dict,
     opening = args.opening_actions
     given = " ".join(format_vertex(a, game.size) for a in opening)
     start = f", from the opening {given}" if opening else ""
+    if args.resign_threshold is not None:
+        start += f", the agent resigning below {args.resign_threshold:g}"
     print(f"{path} ({args.sims} simulations) against {opponent.name}, komi {game.komi:g}, {args.games} games{start}:")
     if earlier:
         print(f"  resumed: {len(earlier)} games already played in {sgf_dir}/, {args.games - len(earlier)} to play")

@@ -464,6 +464,7 @@ GO_FLAGS = [
     ("evaluate.py", "--device", DEVICES),
     ("test.py", "--device", DEVICES),
     ("evaluate.py", "--c-puct", ["1e308"]),
+    ("evaluate.py", "--resign-threshold", ["1.5", "-2", "1e400", "nan", "x", "٠.٥"]),
 ]
 GO_CASES = [
     pytest.param(script, flag, value, id=f"{script} --game go5 {flag}={value}")

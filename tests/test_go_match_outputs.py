@@ -280,3 +280,83 @@ def test_moves_drawn_from_the_visits_count_from_the_end_of_the_opening(tmp_path)
     assert args.opening_actions == [12, 7] and args.sample_moves == 2
     assert Go_Match.sampled_until(args) == 4  # the two moves after the opening, not the opening's own
     assert Go_Match.sampled_until(Go_Match.parse_match_args(flags[:-2])) == 2
+
+
+# --------------------------------------------------------------------------- the agent's resignation
+def test_the_resign_rule_needs_resign_moves_low_values_in_a_row_by_colour():
+    from go.Agent_Flags import RESIGN_MOVES, ResignRule
+    from go.Go_Board import BLACK, WHITE
+
+    rule = ResignRule(-0.5)
+    assert [rule.apply(BLACK, 7, v) for v in (-0.9, -0.9, 0.0)] == [7, 7, 7]  # a good move starts the count over
+    assert [rule.apply(BLACK, 7, -0.9) for _ in range(RESIGN_MOVES)] == [7] * (RESIGN_MOVES - 1) + [None]
+    assert rule.apply(WHITE, 3, -0.9) == 3  # each colour counts its own moves
+    rule.new_game()
+    assert rule.apply(BLACK, 7, -0.9) == 7 and ResignRule(None).apply(BLACK, 7, -1.0) == 7
+
+
+def test_an_agent_below_its_resign_threshold_resigns_at_its_third_move(tmp_path, capsys):
+    """At 0.99 every value of the tiny network is below the threshold: the agent resigns at its RESIGN_MOVES-th
+    move of each game, a loss recorded as GNU Go's resignations are (RE W+R as Black, B+R as White)."""
+    from go.Agent_Flags import RESIGN_MOVES
+
+    model = tiny_model(tmp_path / "m.pt")
+    assert match(tmp_path / "out", "--checkpoint", model, "--games", "2", "--resign-threshold", "0.99") == 0
+    assert "the agent resigning below 0.99:" in capsys.readouterr().out
+    games = [sgf.Sgf_game.from_bytes(p.read_bytes()) for p in sorted((tmp_path / "out" / "sgf" / "m").glob("*.sgf"))]
+    assert [g.get_root().get("RE") for g in games] == ["W+R", "B+R"]  # the agent Black, then White
+    moves = [[n.get_move()[0] for n in g.get_main_sequence()[1:]] for g in games]
+    assert [m.count(agent) for m, agent in zip(moves, "bw")] == [RESIGN_MOVES - 1] * 2  # then it resigned
+    assert [m[-1] for m in moves] == ["w", "b"]  # the opponent's move was the last: the agent's turn to play
+    summary = json.loads((tmp_path / "out" / "results.json").read_text())[0]
+    assert summary["all"]["losses"] == 2 and summary["all"]["agent_resigned"] == 2
+    assert summary["all"]["mean_margin"] is None  # no game was counted out
+    settings = json.loads((tmp_path / "out" / "sgf" / "m" / "match.json").read_text())
+    assert settings["resign_threshold"] == 0.99
+
+
+def test_by_default_the_agent_never_resigns_and_match_json_is_as_before(tmp_path):
+    from go import Go_Match
+
+    assert Go_Match.parse_match_args(["--game", "go5"]).resign_threshold is None  # off by default
+    model = tiny_model(tmp_path / "m.pt")
+    assert match(tmp_path / "out", "--checkpoint", model, "--games", "2") == 0
+    summary = json.loads((tmp_path / "out" / "results.json").read_text())[0]
+    assert summary["all"]["agent_resigned"] == 0 and summary["all"]["played"] == 2
+    settings = json.loads((tmp_path / "out" / "sgf" / "m" / "match.json").read_text())
+    assert "resign_threshold" not in settings  # a match without the flag writes match.json as before it
+
+
+@pytest.mark.parametrize("value", ["1.5", "-2", "nan", "x"])
+def test_a_resign_threshold_outside_minus_one_to_one_is_refused_in_one_sentence(tmp_path, capsys, value):
+    with pytest.raises(SystemExit) as stop:
+        match(tmp_path / "out", "--resign-threshold", value)
+    err = one_sentence(capsys)
+    assert stop.value.code == 2 and "--resign-threshold: must be a value between -1 and 1" in err
+    with pytest.raises(SystemExit) as stop:
+        match(tmp_path / "out", "--resign-threshold", "0.5", "--empty-board", "24.5")
+    assert stop.value.code == 2 and "--resign-threshold is for matches" in one_sentence(capsys)
+    assert not (tmp_path / "out").exists()
+
+
+def test_resume_refuses_games_played_with_another_resign_threshold(tmp_path, capsys):
+    model = tiny_model(tmp_path / "m.pt")
+    flags = ["--checkpoint", model, "--games", "4", "--resume"]
+    assert match(tmp_path / "with", "--games", "2", "--checkpoint", model, "--resign-threshold", "0.99") == 0
+    assert match(tmp_path / "without", "--games", "2", "--checkpoint", model) == 0
+    folders = {run: tmp_path / run / "sgf" / "m" for run in ("with", "without")}
+    before = {run: {p.name: p.read_bytes() for p in folder.iterdir()} for run, folder in folders.items()}
+    capsys.readouterr()
+    refused = [
+        ("with", ["--resign-threshold", "0.9"], "played with resign_threshold 0.99, not 0.9"),
+        ("with", [], "played with resign_threshold 0.99, not None"),
+        ("without", ["--resign-threshold", "0.99"], "played with resign_threshold None, not 0.99"),
+    ]
+    for run, extra, why in refused:
+        assert match(tmp_path / run, *flags, *extra) == 2
+        assert why in one_sentence(capsys)
+    assert {run: {p.name: p.read_bytes() for p in folder.iterdir()} for run, folder in folders.items()} == before
+    # The same threshold resumes, and the earlier games' resignations (read back from RE[W+R]) count.
+    assert match(tmp_path / "with", *flags, "--resign-threshold", "0.99") == 0
+    summary = json.loads((tmp_path / "with" / "results.json").read_text())[0]
+    assert summary["all"]["played"] == 4 and summary["all"]["agent_resigned"] == 4
