@@ -315,22 +315,51 @@ class RolloutPlayer(SearchPlayer):
         return action
 
 
+def game_seed(seed: int, index: int) -> int:
+    """The engine's random seed for game ``index`` (from 0) of a match of ``seed``: a hash of the two, 1..2^31-1
+    (GTP's ``set_random_seed`` reads a C int; 0 avoided), so that a game gets one seed whether its match runs
+    straight through or is resumed, and each game another, so that GNU Go still varies its play between games."""
+    return int(np.random.SeedSequence([seed, index]).generate_state(1)[0]) % (2**31 - 1) + 1
+
+
 class GTPPlayer:
     """An engine over GTP (``GTP_Client.GTPClient``; GNU Go: ``GTP_Client.gnugo_command(level)``). Every failure raises
-    ``GTPError``; a failed engine is started afresh at the next ``new_game``."""
+    ``GTPError``; a failed engine is started afresh at the next ``new_game``. With ``seed`` each game starts with
+    ``set_random_seed game_seed(seed, index)``, ``index`` counting the games this player is set up for from
+    ``first_game`` (a resumed match's next game): GNU Go otherwise seeds its choices from the clock, and a match
+    could not be played again. An engine that answers ``?`` plays on unseeded and is not asked again. ``seed``
+    None: unseeded, the engine's own choice (the tests' players, which need no repeatable games)."""
 
-    def __init__(self, command: list[str], name: str = "gtp", timeout: float = 30.0):
+    def __init__(
+        self, command: list[str], name: str = "gtp", timeout: float = 30.0, seed: int | None = None, first_game: int = 0
+    ):
         self.command, self.name, self.timeout = command, name, timeout
+        self.seed, self.next_game = seed, first_game
         self.client: GTPClient | None = None
         self.game: GoGame | None = None
 
     def new_game(self, game: GoGame, colour: int) -> None:
+        index, self.next_game = self.next_game, self.next_game + 1  # counted before any failure: the match's index
         if self.client is not None and self.client.failure is not None:
             self.close()
         if self.client is None:
             self.client = GTPClient(self.command, self.timeout)
         self.game = game
         self.client.setup(game.size, game.komi)
+        self.send_seed(index)
+
+    def send_seed(self, index: int) -> None:
+        """``set_random_seed`` for game ``index`` when seeded, after ``clear_board`` (which draws an unseeded GNU Go a
+        new seed); an engine without the command (a ``?`` reply) is left unseeded from then on, quietly (GTP does
+        not require it); any other failure raises."""
+        if self.seed is None:
+            return
+        try:
+            self.client.send(f"set_random_seed {game_seed(self.seed, index)}")
+        except GTPError as error:
+            if error.reason != "error":
+                raise
+            self.seed = None
 
     def genmove(self, state: dict) -> int | None:
         colour = int(state["to_play"][0])

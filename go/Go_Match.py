@@ -235,9 +235,10 @@ def match_game(args: argparse.Namespace, options: dict, opponent: str):
     return make(args.game, args.komi, **options)
 
 
-def make_opponent(args: argparse.Namespace, rng: np.random.Generator, agent: TimedPlayer):
+def make_opponent(args: argparse.Namespace, rng: np.random.Generator, agent: TimedPlayer, first_game: int = 0):
+    """The match's opponent; GNU Go seeded for each game from ``first_game`` on (``gnugo_player``)."""
     if args.opponent == "gnugo":
-        return GTPPlayer(gnugo_command(args.level, args.gnugo), name=f"gnugo-{args.level}")
+        return gnugo_player(args, first_game)
     if args.opponent == "random":
         return RandomPlayer(rng)
     if args.opponent == "rollout":
@@ -325,11 +326,13 @@ def file_sha256(path: str) -> str:
 
 def match_settings(args: argparse.Namespace, path: str, komi: float) -> dict:
     """What makes a match's games the games they are: the agent's network (its file's SHA-256) and search, the
-    opponent, komi, colours, opening and seed, and the agent's resignation threshold when given
-    (``OPTIONAL_SETTINGS``); not how many games, nor where the files go."""
+    opponent (GNU Go's level, and that it is seeded), komi, colours, opening and seed, and the agent's resignation
+    threshold when given (``OPTIONAL_SETTINGS``); not how many games, nor where the files go."""
     opponent = {"opponent": args.opponent}
     if args.opponent == "gnugo":
-        opponent["level"] = args.level
+        # Seeded game by game (``gnugo_player``): a match.json without the key is an earlier match's, whose GNU Go
+        # drew from the clock, and --resume refuses to add seeded games to it.
+        opponent.update(level=args.level, gnugo_seeded=True)
     if args.opponent == "checkpoint":
         opponent["opponent_sha256"] = file_sha256(args.opponent_checkpoint)
     optional = {key: getattr(args, key) for key in OPTIONAL_SETTINGS if getattr(args, key) is not None}
@@ -401,7 +404,7 @@ def match_one(args: argparse.Namespace, path: str, sgf_dir: str, settings: dict,
     os.makedirs(sgf_dir, exist_ok=True)
     player = agent_from_args(model, args, sample_moves=sampled_until(args), rng=rng, device=args.device)
     agent = TimedPlayer(ResigningPlayer(player, args.resign_threshold))
-    opponent = make_opponent(args, rng, agent)
+    opponent = make_opponent(args, rng, agent, first_game=len(earlier))
     archive = None if args.resume else archive_old_games(sgf_dir)
     if archive is not None:
         print(f"  an earlier run's SGF files moved to {archive}/")
@@ -645,8 +648,11 @@ def show_main(argv=None) -> int:
     return 0
 
 
-def gnugo_player(args: argparse.Namespace) -> GTPPlayer:
-    return GTPPlayer(gnugo_command(args.level, args.gnugo), name=f"gnugo-{args.level}")
+def gnugo_player(args: argparse.Namespace, first_game: int = 0) -> GTPPlayer:
+    """GNU Go at ``--level``, each game seeded from ``--seed`` and the game's index from ``first_game`` on
+    (``Arena.game_seed``), so that a match, or test.py's one game, plays the same games again."""
+    command = gnugo_command(args.level, args.gnugo)
+    return GTPPlayer(command, name=f"gnugo-{args.level}", seed=args.seed, first_game=first_game)
 
 
 class ShowingPlayer(TimedPlayer):

@@ -19,6 +19,7 @@ from go.Arena import (
     RolloutPlayer,
     SearchPlayer,
     agent_player,
+    game_seed,
     match_record,
     run_match,
     sgf_text,
@@ -101,6 +102,34 @@ def test_a_passing_gtp_opponent_plays_full_games():
         GO5, RandomPlayer(np.random.default_rng(0)), GTPPlayer([sys.executable, FAKE], "fake"), 2, "black"
     )
     assert result.summary()["played"] == 2 and all(r.not_played is None for r in result.records)
+
+
+def seeds_sent(log) -> list[str]:
+    return [line.split()[1] for line in log.read_text().splitlines() if line.startswith("set_random_seed")]
+
+
+@pytest.mark.slow
+def test_a_seeded_gtp_player_sends_each_game_its_own_seed(tmp_path):
+    """Game i's seed hangs on the match's seed and i alone: a match resumed at game 2 (``first_game``) sends the
+    seeds a straight run sends its games 2 and 3; unseeded, none is sent (the engine's own choice)."""
+    logs = [tmp_path / name for name in ("straight", "resumed", "unseeded")]
+    players = [GTPPlayer([sys.executable, FAKE, "--log", str(logs[0])], "fake", seed=7),
+               GTPPlayer([sys.executable, FAKE, "--log", str(logs[1])], "fake", seed=7, first_game=2),
+               GTPPlayer([sys.executable, FAKE, "--log", str(logs[2])], "fake")]  # fmt: skip
+    for player, games in zip(players, (4, 2, 2)):
+        assert run_match(GO5, RandomPlayer(np.random.default_rng(0)), player, games).summary()["played"] == games
+    straight = seeds_sent(logs[0])
+    assert straight == [str(game_seed(7, index)) for index in range(4)] and len(set(straight)) == 4
+    assert seeds_sent(logs[1]) == straight[2:] and seeds_sent(logs[2]) == []
+    assert len({game_seed(seed, 0) for seed in range(50)}) == 50 and 0 < game_seed(2**32 - 1, 9) < 2**31
+
+
+@pytest.mark.slow
+def test_an_engine_without_set_random_seed_is_asked_once_and_plays_on(tmp_path):
+    log = tmp_path / "log"
+    command = [sys.executable, FAKE, "--unknown", "set_random_seed", "--log", str(log)]
+    result = run_match(GO5, RandomPlayer(np.random.default_rng(0)), GTPPlayer(command, "fake", seed=3), 3)
+    assert result.summary()["played"] == 3 and len(seeds_sent(log)) == 1
 
 
 def test_rollout_values_read_a_decided_board_for_the_player_to_move():

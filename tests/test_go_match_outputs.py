@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
+import sys
 
 import numpy as np
 import pytest
@@ -17,12 +19,14 @@ from go.Go_Net import GoNet
 from run.Checkpoints import save_checkpoint
 
 pytestmark = pytest.mark.usefixtures("torch_one_thread")
+needs_gnugo = pytest.mark.skipif(not os.access("/usr/games/gnugo", os.X_OK), reason="GNU Go is not installed")
+FAKE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fake_gtp.py")
 
 
-def tiny_model(path) -> str:
+def tiny_model(path, size: int = 5) -> str:
     torch.manual_seed(0)
     path.parent.mkdir(parents=True, exist_ok=True)
-    save_checkpoint(GoNet(5, filters=8, blocks=1), str(path))
+    save_checkpoint(GoNet(size, filters=8, blocks=1), str(path))
     return str(path)
 
 
@@ -114,6 +118,45 @@ def test_resume_refuses_another_matchs_games_and_keeps_them(tmp_path, capsys):
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == {k: v for k, v in before.items() if k != "match.json"}
     # In an empty (or new) folder --resume simply starts the match.
     assert match(tmp_path / "new", "--games", "1", "--checkpoint", model, "--resume") == 0
+
+
+def sgf_files(out) -> list[bytes]:
+    return [path.read_bytes() for path in sorted((out / "sgf" / "m").glob("*.sgf"))]
+
+
+@pytest.mark.slow
+@needs_gnugo
+def test_a_gnugo_match_plays_the_same_games_again_and_when_resumed(tmp_path):
+    """GNU Go is seeded game by game from --seed: a 4-game match run twice writes the same SGF files, byte for
+    byte, and so does one stopped after 2 games and resumed to 4; another seed changes GNU Go's play. On 7x7: on
+    5x5 GNU Go level 1 plays these games one of two ways, and unseeded runs often agree by chance."""
+    model = tiny_model(tmp_path / "m.pt", 7)
+    flags = ["--game", "go7", "--checkpoint", model, "--opponent", "gnugo", "--level", "1"]
+    for out, games, seed in (("one", 4, 0), ("two", 4, 0), ("stopped", 2, 0), ("other", 2, 1)):
+        assert match(tmp_path / out, "--games", str(games), "--seed", str(seed), *flags) == 0
+    assert match(tmp_path / "stopped", "--games", "4", "--resume", *flags) == 0
+    one = sgf_files(tmp_path / "one")
+    assert len(one) == 4 and sgf_files(tmp_path / "two") == one and sgf_files(tmp_path / "stopped") == one
+    assert sgf_files(tmp_path / "other") != one[:2]
+
+
+@pytest.mark.slow
+def test_resume_refuses_the_games_of_a_gnugo_match_played_unseeded(tmp_path, capsys):
+    """A match.json without ``gnugo_seeded`` is from before GNU Go was seeded (its games drew from the clock):
+    --resume adds no seeded games to it (a fake engine that passes stands in for GNU Go)."""
+    model = tiny_model(tmp_path / "m.pt")
+    engine = tmp_path / "engine"
+    engine.write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} {shlex.quote(FAKE)}\n")
+    engine.chmod(0o755)
+    flags = ["--checkpoint", model, "--opponent", "gnugo", "--gnugo", str(engine)]
+    assert match(tmp_path / "out", "--games", "1", *flags) == 0
+    settings = tmp_path / "out" / "sgf" / "m" / "match.json"
+    earlier = json.loads(settings.read_text())
+    assert earlier.pop("gnugo_seeded") is True
+    settings.write_text(json.dumps(earlier))
+    capsys.readouterr()
+    assert match(tmp_path / "out", "--games", "2", "--resume", *flags) == 2
+    assert "played with gnugo_seeded None, not True" in one_sentence(capsys)
 
 
 @pytest.mark.parametrize("kind", ["folder", "fifo"])
@@ -260,7 +303,7 @@ def test_a_bad_opening_is_refused_in_one_sentence(tmp_path, capsys, opening, why
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not os.access("/usr/games/gnugo", os.X_OK), reason="GNU Go is not installed")
+@needs_gnugo
 def test_gnugo_is_told_its_own_moves_of_the_opening(tmp_path, capsys):
     """GNU Go as Black is sent ``play B C3`` for the given opening's first move, then plays on from C3 C4."""
     model = tiny_model(tmp_path / "m.pt")
