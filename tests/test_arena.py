@@ -96,6 +96,7 @@ def test_a_failing_gtp_opponent_voids_games_and_the_match_goes_on(fail, reason):
     assert "Void" in sgf_text(GO5, result.records[0]) and "not played: fake" in sgf_text(GO5, result.records[0])
 
 
+@pytest.mark.slow
 def test_a_passing_gtp_opponent_plays_full_games():
     """The fake opponent passes at every move (it answers `play` with `=`): whole games are played."""
     result = run_match(
