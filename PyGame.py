@@ -52,7 +52,7 @@ import pygame
 import torch
 
 from cube.Cube_Checkpoints import find_and_load_model
-from cube.Puzzles import Puzzle, add_puzzle_flag, get_puzzle, puzzle_name
+from cube.Puzzles import C_PUCT, Puzzle, add_puzzle_flag, get_puzzle, puzzle_name
 from cube.Solvers import (
     NETWORK_SOLVERS,
     SolverOptions,
@@ -613,6 +613,12 @@ def parse_args(argv=None) -> argparse.Namespace:
         type=Cli.simulations,
         default=DEFAULT_SIMS,
         help="MCTS simulations per move (adjustable in the window with -/+)",
+    )
+    p.add_argument(
+        "--c-puct",
+        type=Cli.positive_float,
+        default=C_PUCT,
+        help="PUCT exploration constant of the mcts solver (as test.py's)",
     )
     p.add_argument(
         "--max-steps",

@@ -13,9 +13,9 @@ rollout MCTS at equal time per move (the agent's mean search time so far); ``che
 network (``--opponent-checkpoint``). With ``--resign-threshold V`` the agent resigns as gtp.py's does
 (``Agent_Flags.ResignRule``), a lost game, so that a 9x9 match need not play out every lost game to its end.
 
-    python test.py --game go5 [--opponent self|gnugo|random] [--colour black|white]
+    python test.py --game go5 [--opponent self|gnugo|random] [--colour black|white] [--resign-threshold V]
 
-plays one game and prints every position in ASCII, then the final score.
+plays one game and prints every position in ASCII, then the final score (the agent resigning as in a match).
 """
 
 from __future__ import annotations
@@ -125,6 +125,14 @@ def add_common_flags(parser: argparse.ArgumentParser) -> None:
         "--checkpoint", type=Cli.nonempty_path, help="Go model (default: pretrained/goN_policy_value.pt)"
     )
     add_agent_flags(parser)
+    parser.add_argument(
+        "--resign-threshold",
+        type=resign_threshold,
+        metavar="V",
+        help=f"the agent resigns, a lost game, once its value of its move (-1..1) has been below V for {RESIGN_MOVES} "
+        "of its moves in a row, as gtp.py's --resign-threshold, e.g. -0.9 (default: never; lost 9x9 games are "
+        "otherwise played on for 100 moves and more)",
+    )
     Cli.add_device_flag(parser)
     parser.add_argument("--komi", type=Cli.nonnegative_float, help="komi (default: the board's; 24.5 on 5x5)")
     parser.add_argument("--level", type=Cli.int_in(0, 10, "GNU Go's levels"), default=10, help="GNU Go's level")
@@ -151,14 +159,6 @@ def parse_match_args(argv=None) -> argparse.Namespace:
         metavar="MOVES",
         help='every game\'s first moves, given to both players, e.g. "C3 C4" (Black first; an opening study: how '
         "the opponent answers each reply)",
-    )
-    parser.add_argument(
-        "--resign-threshold",
-        type=resign_threshold,
-        metavar="V",
-        help=f"the agent resigns, a lost game, once its value of its move (-1..1) has been below V for {RESIGN_MOVES} "
-        "of its moves in a row, as gtp.py's --resign-threshold, e.g. -0.9 (default: never; lost 9x9 games are "
-        "otherwise played on for 100 moves and more)",
     )
     parser.add_argument("--sgf-dir", type=Cli.nonempty_path, help="SGF files (default: OUT-DIR/sgf/<model>/)")
     parser.add_argument(
@@ -631,7 +631,8 @@ def show_main(argv=None) -> int:
         return Cli.fail(exc)
     game = match_game(args, model.game_options, args.opponent)
     rng = np.random.default_rng(args.seed)
-    agent = ShowingPlayer(agent_from_args(model, args, rng=rng, device=args.device), game)
+    player = agent_from_args(model, args, rng=rng, device=args.device)
+    agent = ShowingPlayer(ResigningPlayer(player, args.resign_threshold), game)
     others = {"self": lambda: agent, "random": lambda: RandomPlayer(rng), "gnugo": lambda: gnugo_player(args)}
     other = agent if args.opponent == "self" else ShowingPlayer(others[args.opponent](), game)
     black, white = (agent, other) if args.colour == "black" else (other, agent)

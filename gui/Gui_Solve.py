@@ -183,6 +183,7 @@ class SolveWorker(threading.Thread):
                 actions, _ = solve_with_mcts(
                     env, self.model, self.device, self.num_simulations, self.max_steps,
                     cancel=self.cancel_event, on_move=self._on_move, puzzle=self.puzzle,
+                    c_puct=(self.options or SolverOptions()).c_puct,
                 )  # fmt: skip
                 self.nodes = len(actions) * self.num_simulations
             else:

@@ -124,6 +124,15 @@ def test_match_against_random_and_one_game_shown(tiny_run, tmp_path, capsys):
     assert "A B C D E" in out and "Result: " in out
 
 
+def test_one_game_shown_resigns_by_the_match_rule(capsys):
+    """test.py's game resigns by ``--resign-threshold`` as a match does: every value lies below 1, so Black,
+    first to move, resigns at its third move (the game's 5th): White wins by resignation after 4 moves."""
+    argv = ["--game", "go5", "--sims", "2", "--opponent", "self", "--resign-threshold", "1"]
+    assert show_script.main(argv) == 0
+    out = capsys.readouterr().out
+    assert out.count("resigns") == 1 and "Result: W+R after 4 moves" in out
+
+
 def test_match_without_a_checkpoint_plays_the_shipped_model(tmp_path):
     argv = ["--game", "go5", "--opponent", "random", "--games", "2", "--sims", "2", "--out-dir", str(tmp_path)]
     assert evaluate.main(argv) == 0

@@ -31,6 +31,8 @@ import torch
 
 import PyGame
 from conftest import REPO  # conftest.py puts it on sys.path
+from cube.Puzzles import C_PUCT
+from cube.Solvers import options_from_args
 from gui import Cube_View, Gui_Solve, Gui_Theme
 from Rubik2x2Env import MOVE_NAMES, Rubik2x2Env, apply_move_idx, apply_moves, is_solved, parse_moves, solved_cube
 
@@ -124,12 +126,27 @@ def test_help_lists_the_flags(capsys):
         PyGame.parse_args(["--help"])
     assert exc.value.code == 0
     text = capsys.readouterr().out
-    flags = ("--checkpoint", "--device", "--sims", "--max-steps", "--seed")
+    flags = ("--checkpoint", "--device", "--sims", "--c-puct", "--max-steps", "--seed")
     flags += ("--scramble", "--solve", "--screenshot", "--quit-when-done")
     for flag in flags:
         assert flag in text
     args = PyGame.parse_args([])
     assert (args.sims, args.max_steps, args.device, args.checkpoint) == (200, 40, "auto", None)
+
+
+def test_c_puct_flag_reaches_the_mcts_solve(monkeypatch):
+    """``--c-puct`` is the window's MCTS constant (as test.py's), carried by the solver options to the worker."""
+    seen = []
+
+    def fake_solve(*args, c_puct, **kwargs):
+        seen.append(c_puct)
+        return [], ""
+
+    monkeypatch.setattr(Gui_Solve, "solve_with_mcts", fake_solve)
+    for argv, expected in (([], C_PUCT), (["--c-puct", "2.5"], 2.5)):
+        options = options_from_args(PyGame.parse_args(argv))
+        Gui_Solve.SolveWorker(solved_cube(), None, "cpu", 4, 4, "mcts", options).run()
+    assert seen == [C_PUCT, 2.5]
 
 
 def test_scramble_flag_takes_a_length_or_moves(capsys):
