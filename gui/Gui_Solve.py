@@ -107,7 +107,7 @@ class SolveWorker(threading.Thread):
         self.start_cube = np.array(cube, dtype=np.int8).reshape(6, self.puzzle.size, self.puzzle.size)
         self.model, self.device = model, device
         self.num_simulations, self.max_steps = num_simulations, max_steps
-        self.solver, self.options = solver, options
+        self.solver, self.options = solver, options or SolverOptions()
         self.nodes = 0  # states the solver generated (MCTS: simulations)
         self.cancel_event = threading.Event()
         self.started_at = time.monotonic()
@@ -138,7 +138,7 @@ class SolveWorker(threading.Thread):
         The network calls check the cancel flag, as the MCTS search does."""
         value_fn = policy_fn = None
         if self.model is not None:
-            opts = self.options or SolverOptions()
+            opts = self.options
             net_value, net_policy = network_fns(
                 self.model, self.device, puzzle=self.puzzle, symmetries=opts.symmetries, precision=opts.precision
             )
@@ -156,7 +156,7 @@ class SolveWorker(threading.Thread):
             # The same reading as the network's functions (Solvers: one evaluation per position).
             value_fn.reads_positions = policy_fn.reads_positions = net_value.reads_positions
 
-        opts = dataclasses.replace(self.options or SolverOptions(), sims=self.num_simulations, max_moves=self.max_steps)
+        opts = dataclasses.replace(self.options, sims=self.num_simulations, max_moves=self.max_steps)
         try:
             [result] = solve_cubes(
                 self.solver,
@@ -183,7 +183,7 @@ class SolveWorker(threading.Thread):
                 actions, _ = solve_with_mcts(
                     env, self.model, self.device, self.num_simulations, self.max_steps,
                     cancel=self.cancel_event, on_move=self._on_move, puzzle=self.puzzle,
-                    c_puct=(self.options or SolverOptions()).c_puct,
+                    c_puct=self.options.c_puct,
                 )  # fmt: skip
                 self.nodes = len(actions) * self.num_simulations
             else:
